@@ -1,0 +1,266 @@
+"""A small, polite, synchronous HTTP client for everything that talks to arXiv.
+
+arXiv's terms ask for one request every three seconds over a single connection and a
+descriptive User-Agent. ``PoliteClient`` enforces exactly that (per client instance, so the
+pipeline passes one client to every arXiv-facing stage), puts a timeout on every request and
+retries transient failures with exponential backoff, honouring ``Retry-After``.
+
+Contract of ``PoliteClient.get``:
+
+* returns an ``HttpResponse`` (status, final URL after redirects, body bytes, headers) for
+  any 2xx/3xx answer whose body fits in ``max_bytes`` and that ``retry_if`` accepts;
+* retries 429/500/502/503/504, connection errors, timeouts and responses that ``retry_if``
+  rejects, at most ``max_retries`` times; ``Retry-After`` (seconds or an HTTP date) replaces
+  the backoff when present, capped at ``max_retry_after`` seconds;
+* raises ``HttpStatusError`` (a ``SourceError``) at once for any other 4xx, carrying the
+  status and body so callers can read an error document (arXiv's API answers a bad query
+  with HTTP 400 and an Atom feed that explains it);
+* raises ``SourceError`` with a hint when retries are exhausted or the body is too large.
+
+Waiting is done through the injectable ``sleep``/``clock`` callables so tests exercise the
+real socket path against a loopback server without waiting real seconds.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from paperbrief import __version__
+from paperbrief.errors import SourceError
+
+DEFAULT_USER_AGENT = (
+    f"paperbrief/{__version__} (personal daily arXiv digest; "
+    "+https://github.com/paperbrief/paperbrief; mailto:paperbrief@users.noreply.github.com)"
+)
+RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    """A finished response: ``url`` is the final URL after redirects."""
+
+    status: int
+    url: str
+    content: bytes
+    headers: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    encoding: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The body decoded with the declared charset (UTF-8 when none or unknown)."""
+        try:
+            return self.content.decode(self.encoding or "utf-8", errors="replace")
+        except LookupError:
+            return self.content.decode("utf-8", errors="replace")
+
+
+class HttpStatusError(SourceError):
+    """The server answered with a non-retryable error status (4xx other than 429)."""
+
+    def __init__(self, message: str, hint: str, response: HttpResponse) -> None:
+        super().__init__(message, hint)
+        self.response = response
+        self.status = response.status
+
+
+class _RetryableFailure(Exception):
+    """Internal: one attempt failed in a way worth retrying."""
+
+    def __init__(self, description: str, retry_after: float | None = None) -> None:
+        super().__init__(description)
+        self.description = description
+        self.retry_after = retry_after
+
+
+class PoliteClient:
+    """One-connection, rate-limited HTTP GET client with retries.
+
+    Args:
+        user_agent: sent on every request; arXiv asks for a descriptive one with a contact.
+        delay_seconds: minimum time between the starts of two requests (arXiv: 3 s). Applies
+            to retries too.
+        timeout: seconds for connect, read, write and pool waits of one attempt.
+        max_retries: extra attempts after the first (so ``max_retries + 1`` in total).
+        backoff_base: first backoff wait in seconds; doubles on every retry.
+        max_backoff: cap of one computed backoff wait.
+        max_retry_after: cap of a server-sent ``Retry-After`` wait.
+        max_bytes: largest body accepted; a larger one raises ``SourceError``.
+        sleep: called with seconds to wait (tests pass a recorder).
+        clock: monotonic clock in seconds (tests pass a fake one that ``sleep`` advances).
+        transport: optional httpx transport (e.g. for proxies); default is a real socket.
+    """
+
+    def __init__(
+        self,
+        *,
+        user_agent: str = DEFAULT_USER_AGENT,
+        delay_seconds: float = 3.0,
+        timeout: float = 30.0,
+        max_retries: int = 4,
+        backoff_base: float = 2.0,
+        max_backoff: float = 60.0,
+        max_retry_after: float = 120.0,
+        max_bytes: int = 50 * 1024 * 1024,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if delay_seconds < 0 or max_retries < 0 or timeout <= 0:
+            raise ValueError("delay_seconds and max_retries must be >= 0, timeout > 0")
+        self.user_agent = user_agent
+        self.delay_seconds = delay_seconds
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.max_backoff = max_backoff
+        self.max_retry_after = max_retry_after
+        self.max_bytes = max_bytes
+        self._sleep = sleep
+        self._clock = clock
+        self._lock = threading.Lock()  # one request (hence one connection) at a time
+        self._last_start: float | None = None
+        self._client = httpx.Client(
+            headers={"User-Agent": user_agent},
+            timeout=httpx.Timeout(timeout),
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+            follow_redirects=True,
+            transport=transport,
+        )
+
+    def __enter__(self) -> PoliteClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the underlying connection pool."""
+        self._client.close()
+
+    def get(
+        self,
+        url: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        retry_if: Callable[[HttpResponse], bool] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> HttpResponse:
+        """GET ``url`` politely; see the module docstring for the full contract.
+
+        ``retry_if(response)`` returning True marks a 2xx answer as transiently unusable
+        (e.g. an API page that came back empty) and retries it like a 503.
+        """
+        with self._lock:
+            last_failure = ""
+            for attempt in range(self.max_retries + 1):
+                self._wait_for_turn()
+                try:
+                    response = self._attempt(url, params, headers)
+                    if retry_if is not None and retry_if(response):
+                        raise _RetryableFailure(
+                            f"unusable response from {response.url} (e.g. an empty page)"
+                        )
+                    return response
+                except _RetryableFailure as failure:
+                    last_failure = failure.description
+                    if attempt == self.max_retries:
+                        break
+                    self._sleep(self._retry_wait(attempt, failure.retry_after))
+            raise SourceError(
+                f"GET {url} failed after {self.max_retries + 1} attempts: {last_failure}",
+                hint="arXiv may be down or rate-limiting; wait a few minutes and rerun "
+                "(a rerun reuses what was already fetched), or use --listing FILE",
+            )
+
+    def _wait_for_turn(self) -> None:
+        now = self._clock()
+        if self._last_start is not None:
+            remaining = self._last_start + self.delay_seconds - now
+            if remaining > 0:
+                self._sleep(remaining)
+                now = self._clock()
+        self._last_start = now
+
+    def _retry_wait(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_retry_after)
+        return min(self.backoff_base * (2**attempt), self.max_backoff)
+
+    def _attempt(
+        self, url: str, params: Mapping[str, Any] | None, headers: Mapping[str, str] | None
+    ) -> HttpResponse:
+        try:
+            with self._client.stream("GET", url, params=params, headers=headers) as raw:
+                content = self._read_capped(raw)
+                response = HttpResponse(
+                    status=raw.status_code,
+                    url=str(raw.url),
+                    content=content,
+                    headers=dict(raw.headers),
+                    encoding=raw.charset_encoding,
+                )
+        except httpx.TimeoutException as error:
+            raise _RetryableFailure(f"timed out after {self.timeout:g}s ({error!r})") from error
+        except httpx.TransportError as error:
+            raise _RetryableFailure(f"connection error ({error!r})") from error
+        if response.status in RETRYABLE_STATUSES:
+            raise _RetryableFailure(
+                f"HTTP {response.status}",
+                retry_after=parse_retry_after(response.headers.get("retry-after")),
+            )
+        if 400 <= response.status < 600:
+            snippet = response.text[:200].strip().replace("\n", " ")
+            raise HttpStatusError(
+                f"GET {response.url} answered HTTP {response.status}: {snippet}",
+                hint="the request itself was refused; check the URL, ids or query "
+                "(it is not retried)",
+                response=response,
+            )
+        return response
+
+    def _read_capped(self, raw: httpx.Response) -> bytes:
+        declared = raw.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.max_bytes:
+            raise _too_large(str(raw.url), self.max_bytes)
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in raw.iter_bytes():
+            size += len(chunk)
+            if size > self.max_bytes:
+                raise _too_large(str(raw.url), self.max_bytes)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _too_large(url: str, max_bytes: int) -> SourceError:
+    return SourceError(
+        f"response from {url} is larger than {max_bytes} bytes",
+        hint="raise max_bytes of the PoliteClient if this document is expected to be large",
+    )
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date)."""
+    if not value:
+        return None
+    text = value.strip()
+    try:
+        return max(float(text), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    reference = now or datetime.now(UTC)
+    return max((when - reference).total_seconds(), 0.0)
