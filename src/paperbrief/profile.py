@@ -93,6 +93,88 @@ class RankSettings(Strict):
     )
 
 
+class BlogSettings(Strict):
+    folder: str = Field(
+        "", description="Blog content folder the Markdown post is copied into; empty = off."
+    )
+    filename: str = Field("{date}.md", description="Post file name; {date} is the digest date.")
+    git_commit: bool = Field(
+        False, description="Commit the post with git (the folder must be in a git work tree)."
+    )
+    commit_message: str = Field(
+        "arXiv digest {date}", description="Commit message; {date} is the digest date."
+    )
+
+
+class EmailSettings(Strict):
+    smtp_host: str = Field("", description="SMTP server host; empty = e-mail off.")
+    smtp_port: int = Field(587, ge=1, le=65535, description="SMTP port (587 STARTTLS, 465 SSL).")
+    security: Literal["starttls", "ssl", "none"] = Field(
+        "starttls", description="starttls | ssl (implicit TLS) | none (local relay only)."
+    )
+    username: str = Field("", description="SMTP login; empty = no login.")
+    password_env: str = Field(
+        "PAPERBRIEF_SMTP_PASSWORD", description="Environment variable holding the SMTP password."
+    )
+    sender: str = Field("", description="From address, e.g. 'paperbrief <me@example.org>'.")
+    to: list[str] = Field(default_factory=list, description="Recipient addresses.")
+    subject: str = Field("{title}", description="Subject; {title} and {date} are replaced.")
+    ca_file: str = Field("", description="Extra CA bundle to trust (self-hosted server).")
+    timeout: float = Field(30.0, gt=0, description="Seconds for connecting and sending.")
+
+
+class WebhookSettings(Strict):
+    kind: Literal["feishu", "slack", "dingtalk", "wecom", "discord", "generic"] = Field(
+        description="Chat platform; generic = plain JSON POST."
+    )
+    name: str = Field("", description="Channel name for `send --channel`; empty = the kind.")
+    url_env: str = Field(
+        "", description="Environment variable holding the webhook URL (preferred: it is a secret)."
+    )
+    url: str = Field("", description="Webhook URL, when it is not secret.")
+    secret_env: str = Field(
+        "",
+        description="Environment variable holding the signing secret (Feishu, DingTalk;"
+        " generic: HMAC-SHA256 header).",
+    )
+    max_chars: int = Field(0, ge=0, description="Message size cap; 0 = the platform's limit.")
+    timeout: float = Field(15.0, gt=0, description="Seconds one POST may take.")
+
+    @property
+    def channel(self) -> str:
+        return self.name or self.kind
+
+
+class FeedSettings(Strict):
+    path: str = Field("", description="Where to write the Atom feed; empty = off.")
+    size: int = Field(20, ge=1, le=500, description="How many recent digests the feed lists.")
+
+
+class DeliverySettings(Strict):
+    """Where a digest goes after it is written to disk. Secrets come from the environment."""
+
+    link: str = Field(
+        "",
+        description="Public URL of a digest, {date} replaced (e.g. https://blog.example/{date}/);"
+        " used by e-mail, webhooks and the feed.",
+    )
+    blog: BlogSettings = Field(default_factory=BlogSettings)
+    email: EmailSettings = Field(default_factory=EmailSettings)
+    webhooks: list[WebhookSettings] = Field(default_factory=list, description="Chat webhooks.")
+    feed: FeedSettings = Field(default_factory=FeedSettings)
+
+    @field_validator("webhooks")
+    @classmethod
+    def _channels_unique(cls, value: list[WebhookSettings]) -> list[WebhookSettings]:
+        names = [hook.channel for hook in value]
+        if len(set(names)) != len(names) or {"blog", "email", "feed"} & set(names):
+            raise ValueError("give each webhook a unique name (not blog, email or feed)")
+        for hook in value:
+            if not (hook.url or hook.url_env):
+                raise ValueError(f"webhook {hook.channel}: set url_env (or url)")
+        return value
+
+
 class Profile(Strict):
     """A researcher's profile. See `paperbrief profile init` for a commented template."""
 
@@ -111,6 +193,7 @@ class Profile(Strict):
     timezone: str = Field("Asia/Shanghai", description="Where the reader reads the digest.")
     output: OutputSettings = Field(default_factory=OutputSettings)
     rank: RankSettings = Field(default_factory=RankSettings)
+    delivery: DeliverySettings = Field(default_factory=DeliverySettings)
 
     @field_validator("categories")
     @classmethod
