@@ -190,3 +190,97 @@ class Digest:
     papers_considered: int = 0
     provenance: Provenance | None = None
     front_matter: dict[str, object] = field(default_factory=dict, hash=False, compare=False)
+
+
+# ------------------------------------------------------------------ serialisation
+# Briefs and digests are stored as JSON so a rerun can resume and the web UI can show them.
+
+
+def _paper_from(data: dict) -> Paper:  # type: ignore[type-arg]
+    return Paper(
+        id=data["id"],
+        title=data["title"],
+        authors=tuple(data.get("authors") or ()),
+        abstract=data.get("abstract") or "",
+        categories=tuple(data.get("categories") or ()),
+        primary_category=data.get("primary_category") or "",
+        comment=data.get("comment"),
+        announced=data.get("announced"),
+        listings=dict(data.get("listings") or {}),
+        version=data.get("version"),
+    )
+
+
+def _scored_from(data: dict) -> ScoredPaper:  # type: ignore[type-arg]
+    return ScoredPaper(
+        paper=_paper_from(data["paper"]),
+        score=float(data["score"]),
+        stars=int(data["stars"]),
+        line=data.get("line"),
+        matched_terms=tuple(data.get("matched_terms") or ()),
+        components=dict(data.get("components") or {}),
+        reason=data.get("reason") or "",
+        rank=int(data.get("rank") or 0),
+    )
+
+
+def brief_from_dict(data: dict) -> PaperBrief:  # type: ignore[type-arg]
+    """Inverse of ``dataclasses.asdict(brief)``."""
+    fields = dict(data)
+    fields["scored"] = _scored_from(data["scored"])
+    for key in ("steps", "result_notes", "reported_numbers", "limitations", "open_questions"):
+        fields[key] = tuple(data.get(key) or ())
+    fields["notes"] = tuple(data.get("notes") or ())
+    if data.get("results"):
+        table = data["results"]
+        fields["results"] = TableData(
+            header=tuple(table["header"]),
+            rows=tuple(tuple(row) for row in table["rows"]),
+            caption=table.get("caption", ""),
+        )
+    if data.get("implications"):
+        fields["implications"] = Implications(**data["implications"])
+    if data.get("figure"):
+        fields["figure"] = Figure(**data["figure"])
+    return PaperBrief(**fields)
+
+
+def digest_from_dict(data: dict) -> Digest:  # type: ignore[type-arg]
+    """Inverse of ``dataclasses.asdict(digest)`` (dates as ISO strings)."""
+    comparisons = tuple(
+        ComparisonTable(
+            columns=tuple(table["columns"]),
+            rows=tuple((row[0], tuple(row[1])) for row in table["rows"]),
+            title=table.get("title", ""),
+        )
+        for table in data.get("comparisons") or ()
+    )
+    provenance = data.get("provenance")
+    return Digest(
+        digest_date=date.fromisoformat(str(data["digest_date"])),
+        listing_day=date.fromisoformat(str(data["listing_day"])),
+        language=data["language"],
+        title=data["title"],
+        description=data.get("description", ""),
+        briefs=tuple(brief_from_dict(b) for b in data.get("briefs") or ()),
+        summary=data.get("summary", ""),
+        theme_title=data.get("theme_title", ""),
+        theme=data.get("theme", ""),
+        comparisons=comparisons,
+        closing=data.get("closing", ""),
+        papers_considered=int(data.get("papers_considered") or 0),
+        provenance=Provenance(
+            **{**provenance, "notes": tuple(provenance.get("notes") or ())}
+        )
+        if provenance
+        else None,
+        front_matter=dict(data.get("front_matter") or {}),
+    )
+
+
+def to_json(value: PaperBrief | Digest) -> str:
+    """JSON for a brief or digest (dates as ISO strings)."""
+    import dataclasses
+    import json
+
+    return json.dumps(dataclasses.asdict(value), ensure_ascii=False, default=str)

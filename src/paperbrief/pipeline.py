@@ -1,0 +1,408 @@
+"""The daily pipeline: fetch listing → rank → read full text → write → verify → render → deliver.
+
+This module only chains the stages. Every stage result is stored as soon as it exists, so a
+crash loses nothing already done and a rerun resumes: the listing, the scores, each paper's
+full text and each written brief are reused; the digest is published once per date unless
+``force`` is set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from paperbrief import fulltext, rank, sources
+from paperbrief.errors import (
+    EXIT_FETCH_FAILED,
+    EXIT_NOTHING_PASSED,
+    EmptyDay,
+    PaperbriefError,
+)
+from paperbrief.fulltext.document import Document
+from paperbrief.http import PoliteClient
+from paperbrief.models import (
+    Digest,
+    EmptyReason,
+    Listing,
+    Paper,
+    PaperBrief,
+    ScoredPaper,
+    brief_from_dict,
+    to_json,
+)
+from paperbrief.profile import Profile
+from paperbrief.render import render_html, render_markdown
+from paperbrief.store import Store
+from paperbrief.write.labels import labels_for
+from paperbrief.write.offline import write_brief_offline, write_day_offline
+
+T = TypeVar("T")
+
+
+class Reporter(Protocol):
+    """How the pipeline reports progress (the CLI shows rich progress bars)."""
+
+    def stage(self, message: str) -> None: ...
+
+    def track(self, items: Sequence[T], description: str) -> Iterable[T]: ...
+
+
+class QuietReporter:
+    def stage(self, message: str) -> None:
+        pass
+
+    def track(self, items: Sequence[T], description: str) -> Iterable[T]:
+        return items
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What one `paperbrief run` should do."""
+
+    digest_date: date | None = None  # default: the day after the listing day
+    listing_day: date | None = None  # default: derived from digest_date / today
+    listing_file: Path | None = None  # a local snapshot instead of live arXiv
+    out_dir: Path | None = None  # default: profile.output.dir
+    force: bool = False  # regenerate scores, briefs and the digest
+    offline: bool = False  # no network at all: no full text, no LLM
+    deliver: bool = True
+
+
+@dataclass
+class RunResult:
+    digest_date: date
+    listing_day: date
+    picks: list[ScoredPaper]
+    files: dict[str, Path] = field(default_factory=dict)
+    reused: bool = False  # the digest was already published; nothing regenerated
+    writer: str = "offline"
+    papers_considered: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Services:
+    """External clients the stages need; built once per run and passed in."""
+
+    http: PoliteClient | None = None
+    embedder: rank.Embedder | None = None
+    llm: object | None = None  # paperbrief.llm.LLMClient when an LLM is configured
+
+
+def resolve_days(options: RunOptions, today: date) -> tuple[date | None, date | None]:
+    """(listing_day, digest_date) from the options; None where a snapshot must decide."""
+    if options.listing_day:
+        listing_day = options.listing_day
+        return listing_day, options.digest_date or listing_day + timedelta(days=1)
+    if options.digest_date:
+        return sources.listing_day_for(options.digest_date), options.digest_date
+    if options.listing_file:
+        return None, None
+    return sources.listing_day_for(today), today
+
+
+def acquire_listing(
+    store: Store,
+    profile: Profile,
+    options: RunOptions,
+    listing_day: date | None,
+    services: Services,
+) -> Listing:
+    """The day's listing: from the snapshot file, the store, or live arXiv (then stored)."""
+    if options.listing_file is not None:
+        listing = sources.load_snapshot(options.listing_file, listing_day)
+    else:
+        assert listing_day is not None
+        stored = store.load_listing(listing_day)
+        if stored is not None and stored.papers and not options.force:
+            return stored
+        if options.offline or services.http is None:
+            raise EmptyDay(
+                EmptyReason.FETCH_FAILED.value,
+                f"no stored listing for {listing_day} and running offline",
+                "drop --offline, or pass --listing FILE with a snapshot of that day",
+                exit_code=EXIT_FETCH_FAILED,
+            )
+        previous = store.load_listing(listing_day - timedelta(days=1))
+        listing = sources.fetch_listing(
+            listing_day,
+            profile.all_categories,
+            services.http,
+            previous_ids=frozenset(p.id for p in previous.papers) if previous else frozenset(),
+            include_replacements=profile.include_replacements,
+        )
+    store.save_listing(listing)
+    return listing
+
+
+def filter_papers(listing: Listing, profile: Profile) -> list[Paper]:
+    """Papers listed in the profile's categories (replacements only when asked for)."""
+    wanted = set(profile.all_categories)
+    kept = []
+    for paper in listing.papers:
+        kinds = {cat: kind for cat, kind in paper.listings.items() if cat in wanted}
+        if not paper.listings:  # a source without per-category info: use the categories
+            kinds = {cat: "new" for cat in paper.categories if cat in wanted}
+        if not kinds:
+            continue
+        if not profile.include_replacements and all(k == "replace" for k in kinds.values()):
+            continue
+        kept.append(paper)
+    return kept
+
+
+def rank_day(
+    store: Store,
+    profile: Profile,
+    papers: Sequence[Paper],
+    listing_day: date,
+    services: Services,
+    force: bool,
+) -> list[ScoredPaper]:
+    """The day's full ranking, reused from the store when the profile has not changed."""
+    fingerprint = profile.fingerprint()
+    if not force:
+        stored = store.load_scores(listing_day, fingerprint)
+        if len(stored) == len(papers):
+            return stored
+    embedder = services.embedder or rank.Embedder(cache=store)
+    feedback = rank.feedback_model_from_store(store, embedder, before_day=listing_day)
+    ranking = rank.rank_papers(papers, profile, embedder, feedback=feedback)
+    store.save_scores(listing_day, fingerprint, ranking)
+    return ranking
+
+
+def read_fulltext(
+    store: Store, paper: Paper, services: Services, offline: bool
+) -> Document | None:
+    """The paper's Document from the store, or read once and stored; None when offline."""
+    cached = fulltext.load_cached_document(store, paper.id)
+    if cached is not None:
+        return cached
+    if offline or services.http is None:
+        return None
+    return fulltext.load_or_read_paper(store, paper, services.http)
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def write_outputs(
+    store: Store, digest_date: date, files: dict[str, tuple[Path, str]]
+) -> dict[str, Path]:
+    """Write each output atomically; a file already holding the same content is left alone."""
+    written: dict[str, Path] = {}
+    for kind, (path, text) in files.items():
+        digest = _sha(text)
+        if not (path.exists() and _sha(path.read_text(encoding="utf-8")) == digest):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_suffix(path.suffix + ".tmp")
+            temporary.write_text(text, encoding="utf-8")
+            os.replace(temporary, path)
+        store.record_output(digest_date, kind, str(path.resolve()), digest)
+        written[kind] = path
+    return written
+
+
+def _output_paths(profile: Profile, out_dir: Path, digest_date: date) -> dict[str, Path]:
+    stem = profile.output.filename.format(date=digest_date.isoformat())
+    paths = {"markdown": out_dir / f"{stem}.md"}
+    if profile.output.html:
+        paths["html"] = out_dir / f"{stem}.html"
+    return paths
+
+
+def write_briefs(
+    store: Store,
+    profile: Profile,
+    picks: Sequence[ScoredPaper],
+    digest_date: date,
+    services: Services,
+    options: RunOptions,
+    reporter: Reporter,
+) -> tuple[list[PaperBrief], dict[str, Document]]:
+    """Write (or resume) one brief per pick; each is stored as soon as it is written."""
+    writer = _writer_name(services)
+    briefs: list[PaperBrief] = []
+    documents: dict[str, Document] = {}
+    for scored in reporter.track(picks, "reading and writing picks"):
+        document = read_fulltext(store, scored.paper, services, options.offline)
+        if document is not None:
+            documents[scored.paper.id] = document
+        stored = store.load_brief(digest_date, scored.paper.id, profile.language, writer)
+        if stored is not None and not options.force:
+            briefs.append(brief_from_dict(json.loads(stored)))
+            continue
+        if services.llm is not None:
+            from paperbrief.write.llm_writer import write_brief_llm
+
+            brief = write_brief_llm(services.llm, scored, document, profile, profile.language)
+        else:
+            brief = write_brief_offline(scored, document, profile)
+        store.save_brief(digest_date, scored.paper.id, profile.language, writer, to_json(brief))
+        briefs.append(brief)
+    return briefs, documents
+
+
+def _writer_name(services: Services) -> str:
+    if services.llm is None:
+        return "offline"
+    return str(getattr(services.llm, "writer_model", "llm"))
+
+
+def compose_digest(
+    profile: Profile,
+    briefs: list[PaperBrief],
+    documents: dict[str, Document],
+    digest_date: date,
+    listing_day: date,
+    papers_considered: int,
+    services: Services,
+) -> Digest:
+    """The day-level digest: offline assembly, or the LLM's synthesis plus verification."""
+    if services.llm is None:
+        return write_day_offline(
+            briefs,
+            profile,
+            digest_date=digest_date,
+            listing_day=listing_day,
+            papers_considered=papers_considered,
+        )
+    from paperbrief.write.llm_writer import write_day_llm
+
+    return write_day_llm(
+        services.llm,
+        briefs,
+        profile,
+        digest_date=digest_date,
+        listing_day=listing_day,
+        papers_considered=papers_considered,
+        documents=documents,
+    )
+
+
+def run_day(
+    store: Store,
+    profile: Profile,
+    options: RunOptions,
+    services: Services,
+    *,
+    today: date,
+    reporter: Reporter | None = None,
+    deliver: Callable[..., object] | None = None,
+) -> RunResult:
+    """Run the whole pipeline for one day. Raises EmptyDay when there is nothing to publish."""
+    reporter = reporter or QuietReporter()
+    listing_day, digest_date = resolve_days(options, today)
+    run_id = store.start_run("run", listing_day, digest_date, profile.fingerprint())
+    try:
+        result = _run(store, profile, options, services, listing_day, digest_date, reporter)
+        if deliver is not None and options.deliver:
+            reporter.stage("delivering")
+            deliver(result)
+    except PaperbriefError as error:
+        store.finish_run(run_id, "failed", error.message)
+        raise
+    except BaseException as error:
+        store.finish_run(run_id, "crashed", repr(error))
+        raise
+    store.finish_run(run_id, "reused" if result.reused else "ok", json.dumps(result.notes))
+    return result
+
+
+def _run(
+    store: Store,
+    profile: Profile,
+    options: RunOptions,
+    services: Services,
+    listing_day: date | None,
+    digest_date: date | None,
+    reporter: Reporter,
+) -> RunResult:
+    labels = labels_for(profile.language)
+    reporter.stage("loading the listing")
+    listing = acquire_listing(store, profile, options, listing_day, services)
+    listing_day = listing.day
+    digest_date = digest_date or listing_day + timedelta(days=1)
+    out_dir = options.out_dir or Path(profile.output.dir)
+    paths = _output_paths(profile, out_dir, digest_date)
+
+    existing = store.load_digest(digest_date, profile.language)
+    if existing is not None and not options.force:
+        texts = {"markdown": existing["markdown"], "html": existing["html"]}
+        files = write_outputs(
+            store, digest_date, {kind: (path, texts[kind]) for kind, path in paths.items()}
+        )
+        return RunResult(
+            digest_date,
+            listing_day,
+            picks=[],
+            files=files,
+            reused=True,
+            writer=existing["writer"],
+            notes=[f"digest for {digest_date} already published; pass --force to regenerate"],
+        )
+
+    papers = filter_papers(listing, profile)
+    if not papers:
+        raise EmptyDay(
+            EmptyReason.NOTHING_PASSED_FILTERS.value,
+            labels["empty_reason_nothing_passed"].format(day=listing_day, total=0)
+            + f" (none of {len(listing.papers)} listed papers is in "
+            + ", ".join(profile.all_categories)
+            + ")",
+            "check the profile's categories",
+            exit_code=EXIT_NOTHING_PASSED,
+        )
+    reporter.stage(f"ranking {len(papers)} papers")
+    ranking = rank_day(store, profile, papers, listing_day, services, options.force)
+    picks = rank.select_picks(ranking, profile)
+    if not picks:
+        raise EmptyDay(
+            EmptyReason.NOTHING_PASSED_FILTERS.value,
+            labels["empty_reason_nothing_passed"].format(day=listing_day, total=len(papers)),
+            f"lower min_stars (now {profile.min_stars}) in the profile to see weaker matches",
+            exit_code=EXIT_NOTHING_PASSED,
+        )
+    store.save_picks(digest_date, listing_day, picks)
+
+    briefs, documents = write_briefs(
+        store, profile, picks, digest_date, services, options, reporter
+    )
+    reporter.stage("composing the digest")
+    digest = compose_digest(
+        profile, briefs, documents, digest_date, listing_day, len(papers), services
+    )
+    markdown = render_markdown(digest, profile)
+    html = render_html(digest, profile)
+    store.save_digest(
+        digest_date,
+        profile.language,
+        listing_day,
+        _writer_name(services),
+        digest.title,
+        markdown,
+        html,
+        to_json(digest),
+    )
+    texts = {"markdown": markdown, "html": html}
+    files = write_outputs(
+        store, digest_date, {kind: (path, texts[kind]) for kind, path in paths.items()}
+    )
+    return RunResult(
+        digest_date,
+        listing_day,
+        picks=list(picks),
+        files=files,
+        writer=_writer_name(services),
+        papers_considered=len(papers),
+        notes=list(listing.notes),
+    )
+

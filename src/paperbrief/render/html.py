@@ -1,0 +1,42 @@
+"""Render a Digest as a standalone HTML page (also the e-mail body and the web UI's page).
+
+Rendered from the Digest itself through a Jinja2 template with autoescaping, so every piece
+of paper text is escaped; only http(s) URLs are emitted as links or images.
+"""
+
+from __future__ import annotations
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from paperbrief.models import Digest
+from paperbrief.profile import Profile
+from paperbrief.render.markdown import front_matter
+from paperbrief.write.labels import labels_for, stars_text
+
+
+def _safe_url(url: str) -> str:
+    return url if url.startswith(("https://", "http://")) else ""
+
+
+def _environment() -> Environment:
+    environment = Environment(
+        loader=PackageLoader("paperbrief", "render/templates"),
+        autoescape=select_autoescape(["html", "j2"], default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters["stars"] = stars_text
+    environment.filters["safe_url"] = _safe_url
+    return environment
+
+
+def render_html(digest: Digest, profile: Profile) -> str:
+    """A complete, self-contained HTML document (inline CSS, no scripts)."""
+    template = _environment().get_template("digest.html.j2")
+    return template.render(
+        digest=digest,
+        labels=labels_for(digest.language),
+        meta=front_matter(digest, profile),
+        colon="：" if digest.language == "zh" else ": ",
+        lang="zh-CN" if digest.language == "zh" else "en",
+    )

@@ -1,0 +1,215 @@
+"""Render a Digest as the blog post: YAML front matter + Markdown, as in digest-format.md.
+
+Paper text is untrusted: every piece of it is escaped so it cannot open HTML tags, links,
+images or table cells in the blog's Markdown renderer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from paperbrief.models import ComparisonTable, Digest, PaperBrief, TableData
+from paperbrief.profile import Profile
+from paperbrief.write.labels import labels_for, stars_text
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!])")
+MAX_AUTHORS = 5
+
+
+def escape_md(text: str) -> str:
+    """Escape untrusted text for inline Markdown (and HTML inside Markdown)."""
+    flat = " ".join(str(text).split())
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", flat)
+    return escaped.replace("&", "&amp;").replace("\\<", "&lt;").replace("\\>", "&gt;")
+
+
+def _url(url: str) -> str:
+    """Only http(s) URLs pass; parentheses and spaces are percent-encoded."""
+    if not url.startswith(("https://", "http://")):
+        return ""
+    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+
+
+def front_matter(digest: Digest, profile: Profile) -> dict[str, object]:
+    """The configurable front matter, in key order the blog expects."""
+    output = profile.output
+    data: dict[str, object] = {
+        "title": digest.title,
+        "date": digest.digest_date.isoformat(),
+        "description": digest.description,
+        "tags": list(output.tags),
+        "series": output.series,
+    }
+    data.update(output.extra_front_matter)
+    data.update(digest.front_matter)
+    return data
+
+
+def _yaml(data: dict[str, object]) -> str:
+    # JSON scalars and lists are valid YAML and need no further quoting rules.
+    lines = ["---"]
+    for key, value in data.items():
+        if key == "date":
+            lines.append(f"{key}: {value}")
+        else:
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    lines.append("---")
+    return "\n".join(lines)
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    width = len(header)
+    out = ["| " + " | ".join(escape_md(h) for h in header) + " |", "|" + "---|" * width]
+    for row in rows:
+        cells = [escape_md(c) for c in row] + [""] * (width - len(row))
+        out.append("| " + " | ".join(cells[:width]) + " |")
+    return "\n".join(out)
+
+
+def _table_md(table: TableData) -> str:
+    body = _table(table.header, list(table.rows))
+    return (f"*{escape_md(table.caption)}*\n\n" if table.caption else "") + body
+
+
+def _overview(digest: Digest, labels: dict[str, str]) -> str:
+    header = (
+        labels["col_paper"],
+        labels["col_direction"],
+        labels["col_contribution"],
+        labels["col_relevance"],
+    )
+    lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|"]
+    for brief in digest.briefs:
+        paper = brief.paper
+        lines.append(
+            f"| [{escape_md(paper.title)}]({paper.abs_url}) | {escape_md(brief.direction)}"
+            f" | {escape_md(brief.contribution)} | {stars_text(brief.scored.stars)} |"
+        )
+    return "\n".join(lines)
+
+
+def _info_line(brief: PaperBrief, labels: dict[str, str]) -> str:
+    paper = brief.paper
+    authors = ", ".join(escape_md(a) for a in paper.authors[:MAX_AUTHORS])
+    if len(paper.authors) > MAX_AUTHORS:
+        authors += " et al."
+    categories = ", ".join(escape_md(c) for c in paper.categories)
+    return f"📌 **{labels['info']}**：{authors} | [arXiv:{paper.id}]({paper.abs_url}) | {categories}"
+
+
+def _brief(brief: PaperBrief, labels: dict[str, str]) -> list[str]:
+    out = [f"### {escape_md(brief.paper.title)}", ""]
+    out += [f"> **{labels['reason']}**：{escape_md(brief.reason)}", ""]
+    out += [_info_line(brief, labels), ""]
+    figure_url = _url(brief.figure.url) if brief.figure else ""
+    if brief.figure and figure_url:
+        out += [f"![{escape_md(brief.figure.caption)}]({figure_url})", ""]
+    else:
+        out += [f"*{labels['no_figure']}*", ""]
+    for note in brief.notes:
+        out += [f"*{escape_md(note)}*", ""]
+    if brief.tldr:
+        out += [f"#### {labels['tldr']}", "", escape_md(brief.tldr), ""]
+    if brief.problem:
+        out += [f"#### {labels['problem']}", "", escape_md(brief.problem), ""]
+    if brief.insight or brief.steps or brief.difference or brief.method:
+        out += [f"#### {labels['method']}", ""]
+        if brief.insight:
+            out += [f"**{labels['insight']}**：{escape_md(brief.insight)}", ""]
+        if brief.method and not brief.steps:
+            out += [escape_md(brief.method), ""]
+        if brief.steps:
+            if brief.method:
+                out += [escape_md(brief.method), ""]
+            out += [f"{n}. {escape_md(step)}" for n, step in enumerate(brief.steps, 1)] + [""]
+        if brief.difference:
+            out += [f"**{labels['difference']}**：{escape_md(brief.difference)}", ""]
+    if brief.results or brief.result_notes or brief.reported_numbers:
+        out += [f"#### {labels['results']}", ""]
+        if brief.results:
+            out += [_table_md(brief.results), ""]
+        if brief.result_notes:
+            out += [f"**{labels['result_notes']}**：", ""]
+            out += [f"- {escape_md(note)}" for note in brief.result_notes] + [""]
+        numbers_only = [n for n in brief.reported_numbers if n not in brief.result_notes]
+        if numbers_only:
+            out += [f"**{labels['reported_numbers']}**：", ""]
+            out += [f"- {escape_md(sentence)}" for sentence in numbers_only] + [""]
+    if brief.limitations or brief.open_questions:
+        out += [f"#### {labels['limitations']}", ""]
+        for n, limitation in enumerate(brief.limitations, 1):
+            out.append(f"- **{labels['limitation_n'].format(n=n)}**：{escape_md(limitation)}")
+        for question in brief.open_questions:
+            out.append(f"- **{labels['open_question']}**：{escape_md(question)}")
+        out.append("")
+    implications = brief.implications
+    if implications and (implications.technique or implications.experiment or implications.trend):
+        out += [f"#### {labels['implications']}", ""]
+        items = [
+            (labels["technique"], implications.technique),
+            (labels["experiment"], implications.experiment),
+            (labels["trend"], implications.trend),
+        ]
+        number = 1
+        for label, text in items:
+            if text:
+                out.append(f"{number}. **{label}**：{escape_md(text)}")
+                number += 1
+        out.append("")
+    out += ["---", ""]
+    return out
+
+
+def _comparison(table: ComparisonTable, labels: dict[str, str]) -> str:
+    header = (labels["dimension"], *table.columns)
+    rows = [(dimension, *cells) for dimension, cells in table.rows]
+    title = f"*{escape_md(table.title)}*\n\n" if table.title else ""
+    return title + _table(header, rows)
+
+
+def _provenance(digest: Digest, labels: dict[str, str]) -> list[str]:
+    prov = digest.provenance
+    if prov is None:
+        return []
+    lines = [f"#### {labels['provenance']}", ""]
+    lines += [f"- {escape_md(note)}" for note in prov.notes]
+    sources = ", ".join(f"{pid}: {source}" for pid, source in prov.sources.items())
+    if sources:
+        lines.append(f"- {labels['source_label']}：{escape_md(sources)}")
+    if prov.numbers_checked:
+        lines.append(
+            f"- {labels['numbers_verified']}：{prov.numbers_verified}/{prov.numbers_checked}"
+        )
+    if prov.writer != "offline":
+        lines.append(
+            f"- {labels['model']}：{escape_md(prov.writer)}；{labels['tokens']}："
+            f"{prov.prompt_tokens} + {prov.completion_tokens}；{labels['cost']}：${prov.cost:.4f}"
+        )
+    if digest.papers_considered:
+        lines.append(f"- {labels['papers_considered']}：{digest.papers_considered}")
+    return lines + [""]
+
+
+def render_markdown(digest: Digest, profile: Profile) -> str:
+    """The complete blog post for ``digest``."""
+    labels = labels_for(digest.language)
+    out = [_yaml(front_matter(digest, profile)), "", f"# {escape_md(digest.title)}", ""]
+    if digest.summary:
+        out += [f"## {labels['summary']}", "", escape_md(digest.summary), ""]
+    out += [f"## {labels['overview']}", "", _overview(digest, labels), ""]
+    if digest.theme:
+        colon = "：" if digest.language == "zh" else ": "
+        out += [f"## {labels['theme']}{colon}{escape_md(digest.theme_title)}", ""]
+        out += [escape_md(p) + "\n" for p in digest.theme.split("\n\n") if p.strip()]
+    out += ["---", ""]
+    for brief in digest.briefs:
+        out += _brief(brief, labels)
+    if digest.comparisons:
+        out += [f"## {labels['comparison']}", ""]
+        for table in digest.comparisons:
+            out += [_comparison(table, labels), ""]
+    if digest.closing:
+        out += [escape_md(digest.closing), ""]
+    out += _provenance(digest, labels)
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,176 @@
+"""The offline writer: an honest digest from what is known, without an LLM.
+
+It only selects and arranges what the authors wrote (abstract sentences, full-text sections,
+the paper's own tables and figure) and what the ranker measured (research line, matched
+terms, stars). Sections it cannot fill honestly stay empty, and the renderer leaves them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from paperbrief import fulltext
+from paperbrief.fulltext.document import Document
+from paperbrief.models import (
+    ComparisonTable,
+    Digest,
+    Figure,
+    PaperBrief,
+    Provenance,
+    ScoredPaper,
+    TableData,
+)
+from paperbrief.profile import Profile
+from paperbrief.write.extract import classify_abstract, numbers_in, shorten
+from paperbrief.write.labels import labels_for, stars_text
+
+MAX_TABLE_ROWS = 12
+MAX_TABLE_COLUMNS = 8
+
+
+def _reason(scored: ScoredPaper, language: str) -> str:
+    labels = labels_for(language)
+    parts = []
+    if scored.reason:
+        parts.append(scored.reason)
+    elif scored.line:
+        parts.append(labels["why_line"].format(line=scored.line))
+    if scored.matched_terms and not scored.reason:
+        parts.append(labels["why_terms"].format(terms=", ".join(scored.matched_terms[:6])))
+    return "；".join(parts) if language == "zh" else "; ".join(parts)
+
+
+def _table_data(table: fulltext.document.Table) -> TableData | None:
+    rows = [tuple(cell.strip() for cell in row[:MAX_TABLE_COLUMNS]) for row in table.rows]
+    rows = [row for row in rows if any(row)]
+    if len(rows) < 2:
+        return None
+    header_count = max(1, min(table.header_rows, len(rows) - 1))
+    # Multi-row headers are joined column-wise so the Markdown table keeps one header row.
+    header = tuple(
+        " / ".join(dict.fromkeys(rows[r][c] for r in range(header_count) if c < len(rows[r])))
+        for c in range(len(rows[0]))
+    )
+    body = tuple(rows[header_count : header_count + MAX_TABLE_ROWS])
+    caption = f"{table.label}: {table.caption}".strip(": ") if table.label else table.caption
+    return TableData(header=header, rows=body, caption=shorten(caption, 200))
+
+
+def _from_fulltext(document: Document) -> dict[str, object]:
+    """Fields the full text can fill: figure, results table, section sentences."""
+    fields: dict[str, object] = {}
+    figure = fulltext.choose_figure(document)
+    if figure is not None:
+        fields["figure"] = Figure(caption=shorten(figure.caption, 300), url=figure.url)
+    for table in fulltext.results_tables(document, limit=1):
+        data = _table_data(table)
+        if data is not None:
+            fields["results"] = data
+            break
+    problem = fulltext.section_sentences(document, "problem")[:3]
+    if problem:
+        fields["problem"] = " ".join(problem)
+    method = fulltext.section_sentences(document, "method")[:5]
+    if method:
+        fields["steps"] = tuple(shorten(s, 400) for s in method)
+    limitations = fulltext.section_sentences(document, "limitations")[:3]
+    if limitations:
+        fields["limitations"] = tuple(shorten(s, 400) for s in limitations)
+    return fields
+
+
+def write_brief_offline(
+    scored: ScoredPaper, document: Document | None, profile: Profile
+) -> PaperBrief:
+    """Write one pick's brief from its abstract (and full text when there is one)."""
+    language = profile.language
+    labels = labels_for(language)
+    paper = scored.paper
+    parts = classify_abstract(paper.abstract)
+    has_fulltext = document is not None and document.source not in ("abstract", "")
+    fields: dict[str, object] = {
+        "tldr": " ".join(parts.tldr),
+        "problem": " ".join(parts.problem),
+        "method": " ".join(parts.method),
+        "result_notes": parts.results,
+        "reported_numbers": parts.numbers,
+    }
+    if has_fulltext and document is not None:
+        fields.update(_from_fulltext(document))
+    key_sentence = next((s for s in parts.results if numbers_in(s)), "") or (
+        parts.method[0] if parts.method else (parts.tldr[0] if parts.tldr else paper.title)
+    )
+    notes = [] if has_fulltext else [labels["abstract_only"]]
+    if document is not None and document.flags:
+        notes.extend(f"{labels['source_label']}: {flag}" for flag in document.flags[:3])
+    return PaperBrief(
+        scored=scored,
+        reason=_reason(scored, language),
+        direction=scored.line or paper.primary_category,
+        contribution=shorten(key_sentence, 160),
+        text_source=document.source if document is not None else "abstract",
+        notes=tuple(notes),
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def _comparison(briefs: Sequence[PaperBrief], language: str) -> ComparisonTable:
+    labels = labels_for(language)
+    columns = tuple(shorten(b.paper.title, 40) for b in briefs)
+    rows: list[tuple[str, tuple[str, ...]]] = [
+        (labels["line"], tuple(b.direction for b in briefs)),
+        (labels["stars"], tuple(stars_text(b.scored.stars) for b in briefs)),
+        (labels["col_contribution"], tuple(shorten(b.method or b.tldr, 90) for b in briefs)),
+        (labels["matched_terms"], tuple(", ".join(b.scored.matched_terms[:4]) for b in briefs)),
+        (labels["source_label"], tuple(b.text_source for b in briefs)),
+    ]
+    rows = [row for row in rows if any(cell.strip() for cell in row[1])]
+    return ComparisonTable(columns=columns, rows=tuple(rows))
+
+
+def write_day_offline(
+    briefs: Sequence[PaperBrief],
+    profile: Profile,
+    *,
+    digest_date: date,
+    listing_day: date,
+    papers_considered: int,
+) -> Digest:
+    """Assemble the day's digest from per-paper briefs (no synthesis beyond what is known)."""
+    language = profile.language
+    labels = labels_for(language)
+    separator = "；" if language == "zh" else "; "
+    items = separator.join(f"{b.paper.title}（{stars_text(b.scored.stars)}）" for b in briefs)
+    any_fulltext = any(b.text_source != "abstract" for b in briefs)
+    summary = labels["day_offline_summary"].format(
+        total=papers_considered,
+        count=len(briefs),
+        items=items,
+        fulltext=labels["with_fulltext"] if any_fulltext else "",
+    )
+    top = max(briefs, key=lambda b: (b.scored.stars, b.scored.score))
+    closing = labels["closing_offline"].format(
+        title=top.paper.title, line=top.direction, stars=stars_text(top.scored.stars)
+    )
+    title = profile.output.title.format(date=digest_date.isoformat())
+    description = profile.output.description or shorten(
+        separator.join(b.paper.title for b in briefs), 150
+    )
+    return Digest(
+        digest_date=digest_date,
+        listing_day=listing_day,
+        language=language,
+        title=title,
+        description=description,
+        briefs=tuple(briefs),
+        summary=summary,
+        comparisons=(_comparison(briefs, language),) if len(briefs) > 1 else (),
+        closing=closing,
+        papers_considered=papers_considered,
+        provenance=Provenance(
+            writer="offline",
+            sources={b.paper.id: b.text_source for b in briefs},
+            notes=(labels["writer_offline"],),
+        ),
+    )
