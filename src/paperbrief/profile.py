@@ -93,6 +93,61 @@ class RankSettings(Strict):
     )
 
 
+class ModelPrice(Strict):
+    input: float = Field(0.0, ge=0, description="Price per million prompt tokens.")
+    output: float = Field(0.0, ge=0, description="Price per million completion tokens.")
+
+
+class LLMSettings(Strict):
+    """The LLM boundary: any OpenAI-compatible chat endpoint. The key comes from the env only."""
+
+    base_url: str = Field(
+        "",
+        description="Endpoint base URL, e.g. https://api.deepseek.com/v1; empty ="
+        " $PAPERBRIEF_LLM_BASE_URL, else https://api.openai.com/v1 when a key is set.",
+    )
+    model: str = Field(
+        "", description="Default model; empty = $PAPERBRIEF_LLM_MODEL or gpt-4o-mini."
+    )
+    judge_model: str = Field("", description="Model for the ranking judge; empty = model.")
+    writer_model: str = Field("", description="Model for the deep read; empty = model.")
+    api_key_env: str = Field(
+        "PAPERBRIEF_LLM_API_KEY",
+        description="Environment variable holding the key (OPENAI_API_KEY is the fallback).",
+    )
+    json_mode: bool = Field(
+        True, description="Send response_format=json_object (turn off if the endpoint rejects it)."
+    )
+    temperature: float = Field(0.3, ge=0, le=2, description="Sampling temperature.")
+    timeout: float = Field(180.0, gt=0, description="Seconds one request may take.")
+    max_retries: int = Field(3, ge=0, description="Retries on 429/5xx/timeouts/blank answers.")
+    backoff_base: float = Field(2.0, ge=0, description="First backoff wait (s); doubles per retry.")
+    max_retry_after: float = Field(120.0, ge=0, description="Cap on a server's Retry-After (s).")
+    concurrency: int = Field(4, ge=1, le=32, description="Requests in flight at once.")
+    writer_max_tokens: int = Field(4000, ge=256, description="Completion cap of one deep read.")
+    paper_text_tokens: int = Field(
+        9000, ge=500, description="Budget of paper text (tokens) sent for one deep read."
+    )
+    daily_token_budget: int = Field(
+        400_000, ge=0, description="Prompt+completion tokens one day may spend (0 = no limit)."
+    )
+    daily_cost_budget: float = Field(
+        2.0, ge=0, description="Money one day may spend, in price-table units (0 = no limit)."
+    )
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=lambda: {
+            "gpt-4o-mini": ModelPrice(input=0.15, output=0.6),
+            "gpt-4o": ModelPrice(input=2.5, output=10.0),
+            "deepseek-chat": ModelPrice(input=0.27, output=1.1),
+        },
+        description="Price per million tokens by model name.",
+    )
+    default_price: ModelPrice = Field(
+        default_factory=lambda: ModelPrice(input=0.5, output=1.5),
+        description="Price used for models missing from the price table.",
+    )
+
+
 class BlogSettings(Strict):
     folder: str = Field(
         "", description="Blog content folder the Markdown post is copied into; empty = off."
@@ -194,6 +249,7 @@ class Profile(Strict):
     output: OutputSettings = Field(default_factory=OutputSettings)
     rank: RankSettings = Field(default_factory=RankSettings)
     delivery: DeliverySettings = Field(default_factory=DeliverySettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
 
     @field_validator("categories")
     @classmethod
