@@ -53,7 +53,10 @@ def _yaml(data: dict[str, object]) -> str:
         if key == "date":
             lines.append(f"{key}: {value}")
         else:
-            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+            # YAML double-quoted strings understand \uXXXX: angle brackets never appear raw.
+            encoded = json.dumps(value, ensure_ascii=False)
+            encoded = encoded.replace("<", "\\u003c").replace(">", "\\u003e")
+            lines.append(f"{key}: {encoded}")
     lines.append("---")
     return "\n".join(lines)
 

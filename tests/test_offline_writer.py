@@ -1,0 +1,149 @@
+"""The offline writer only selects what the authors wrote, and the renderers escape it."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from paperbrief.models import Paper, ScoredPaper, digest_from_dict, to_json
+from paperbrief.profile import load_profile
+from paperbrief.render import render_html, render_markdown
+from paperbrief.write.extract import classify_abstract, numbers_in, split_sentences
+from paperbrief.write.offline import write_brief_offline, write_day_offline
+
+from conftest import EXAMPLE_PROFILE
+
+ABSTRACT = (
+    "Large language model agents are increasingly used to fix bugs, but little is known about"
+    " which parts of their workflow matter. However, re-running agents is costly. We present"
+    " TraceLens, a post-hoc analysis of 12,500 public agent trajectories from SWE-bench (e.g."
+    " OpenHands and Aider logs). Results show that test execution adds only 1.25 percentage"
+    " points, while structure injection improves resolution by 4.3% at 2.01x the cost."
+)
+
+
+def _paper(title: str = "TraceLens: what agent actions are worth", abstract: str = ABSTRACT):
+    return Paper(
+        id="2605.00001",
+        title=title,
+        authors=("Ada Lovelace", "Alan Turing", "Grace Hopper", "Barbara Liskov", "Ken Thompson", "Extra Author"),
+        abstract=abstract,
+        categories=("cs.SE", "cs.AI"),
+        primary_category="cs.SE",
+        listings={"cs.SE": "new"},
+    )
+
+
+def _scored(paper: Paper, stars: int = 3) -> ScoredPaper:
+    return ScoredPaper(
+        paper=paper,
+        score=0.8,
+        stars=stars,
+        line="Agent 边际价值实证",
+        matched_terms=("agent trajectories", "SWE-bench"),
+        reason="与「Agent 边际价值实证」方向相关；命中：agent trajectories, SWE-bench",
+        rank=1,
+    )
+
+
+def test_split_sentences_keeps_abbreviations_and_decimals():
+    sentences = split_sentences(ABSTRACT)
+    assert len(sentences) == 4
+    assert any("(e.g. OpenHands and Aider logs)" in s for s in sentences)
+    assert any("1.25 percentage points" in s for s in sentences)
+
+
+def test_numbers_in_finds_reported_numbers_but_not_years():
+    assert numbers_in("adds 1.25 points and 4.3% at 2.01x, over 12,500 runs in 2025") == [
+        "1.25 points",
+        "4.3%",
+        "2.01x",
+        "12,500",
+    ]
+
+
+def test_classify_abstract_sorts_sentences_by_role():
+    parts = classify_abstract(ABSTRACT)
+    assert parts.method and parts.method[0].startswith("We present TraceLens")
+    assert any("costly" in s for s in parts.problem)
+    assert any("1.25" in s for s in parts.results)
+    assert parts.tldr[0].startswith("We present")
+
+
+def test_brief_uses_only_sentences_from_the_abstract():
+    profile = load_profile(EXAMPLE_PROFILE)
+    brief = write_brief_offline(_scored(_paper()), None, profile)
+    sentences = set(split_sentences(ABSTRACT))
+    for field in (brief.problem, brief.method, brief.tldr):
+        for sentence in split_sentences(field):
+            assert sentence in sentences
+    assert brief.implications is None  # cannot be written honestly without an LLM
+    assert brief.notes == ("仅依据摘要撰写：未能获取全文。",)
+
+
+def test_markdown_has_the_digest_format_sections_in_order():
+    profile = load_profile(EXAMPLE_PROFILE)
+    briefs = [write_brief_offline(_scored(_paper()), None, profile)]
+    digest = write_day_offline(
+        briefs, profile, digest_date=date(2026, 5, 23), listing_day=date(2026, 5, 22),
+        papers_considered=480,
+    )
+    markdown = render_markdown(digest, profile)
+    assert markdown.startswith("---\ntitle: \"arXiv 每日速递 2026-05-23\"\ndate: 2026-05-23\n")
+    assert 'coverColor: "from-emerald-500 to-teal-600"' in markdown
+    headings = [line for line in markdown.splitlines() if line.startswith("#")]
+    assert headings[:3] == ["# arXiv 每日速递 2026-05-23", "## 今日总结", "## 今日全览"]
+    assert "### TraceLens: what agent actions are worth" in headings
+    assert "#### TL;DR" in headings and "#### 关键结果" in headings
+    assert "#### 💡 对我们的启发" not in headings  # left out, never invented
+    assert "| [TraceLens: what agent actions are worth](https://arxiv.org/abs/2605.00001) |" in markdown
+    info = next(line for line in markdown.splitlines() if line.startswith("📌"))
+    assert "Ken Thompson et al." in info and "Extra Author" not in info
+    assert "[arXiv:2605.00001](https://arxiv.org/abs/2605.00001)" in info
+    assert "离线模式" in markdown  # says it was written without an LLM
+
+
+def test_untrusted_text_is_escaped_in_markdown_and_html():
+    profile = load_profile(EXAMPLE_PROFILE)
+    evil_title = 'Agents <script>alert(1)</script> [click](javascript:alert(2)) | pipe'
+    evil_abstract = ABSTRACT + ' We present <img src=x onerror="alert(3)"> as a demo.'
+    brief = write_brief_offline(_scored(_paper(evil_title, evil_abstract)), None, profile)
+    digest = write_day_offline(
+        [brief], profile, digest_date=date(2026, 5, 23), listing_day=date(2026, 5, 22),
+        papers_considered=1,
+    )
+    markdown = render_markdown(digest, profile)
+    assert "<script>" not in markdown and "<img" not in markdown
+    body = markdown.split("\n---\n", 1)[1]  # front matter values are inert YAML strings
+    assert "](javascript:" not in body
+    html = render_html(digest, profile)
+    assert "<script>" not in html and "<img src=x" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    # table rows keep their column count: the pipe in the title is escaped
+    row = next(line for line in markdown.splitlines() if line.startswith("| [Agents"))
+    assert len(re.findall(r"(?<!\\)\|", row)) == 5
+
+
+def test_digest_round_trips_through_json():
+    profile = load_profile(EXAMPLE_PROFILE)
+    brief = write_brief_offline(_scored(_paper()), None, profile)
+    digest = write_day_offline(
+        [brief], profile, digest_date=date(2026, 5, 23), listing_day=date(2026, 5, 22),
+        papers_considered=3,
+    )
+    import json
+
+    again = digest_from_dict(json.loads(to_json(digest)))
+    assert render_markdown(again, profile) == render_markdown(digest, profile)
+
+
+def test_english_digest_uses_english_labels():
+    profile = load_profile(EXAMPLE_PROFILE).model_copy(update={"language": "en"})
+    brief = write_brief_offline(_scored(_paper()), None, profile)
+    digest = write_day_offline(
+        [brief], profile, digest_date=date(2026, 5, 23), listing_day=date(2026, 5, 22),
+        papers_considered=3,
+    )
+    markdown = render_markdown(digest, profile)
+    assert "## Summary" in markdown and "## Overview" in markdown
+    assert "今日" not in markdown.split("---", 2)[2].split("# ", 1)[1].split("\n", 1)[1]
