@@ -115,7 +115,8 @@ def test_untrusted_text_is_escaped_in_markdown_and_html():
     markdown = render_markdown(digest, profile)
     assert "<script>" not in markdown and "<img" not in markdown
     body = markdown.split("\n---\n", 1)[1]  # front matter values are inert YAML strings
-    assert "](javascript:" not in body
+    assert not re.search(r"(?<!\\)\]\(javascript:", body)  # brackets escaped: no link
+    assert "\\[click\\](javascript:" in body
     html = render_html(digest, profile)
     assert "<script>" not in html and "<img src=x" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
