@@ -1,0 +1,65 @@
+"""The profile: template and example validate; every error names its key and the fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from paperbrief.cli import cli
+from paperbrief.errors import ProfileError
+from paperbrief.profile import load_profile, parse_profile, profile_template
+
+from conftest import EXAMPLE_PROFILE
+
+
+def test_template_and_example_profile_validate():
+    template = parse_profile(profile_template())
+    assert template.language == "zh" and template.research_lines
+    example = load_profile(EXAMPLE_PROFILE)
+    assert len(example.research_lines) == 5
+    assert {"cs.SE", "cs.CL", "cs.LG", "cs.AI"} <= set(example.categories)
+    assert any(asset.name == "HomeCheck" for asset in example.assets)
+
+
+def test_unknown_key_is_named_with_the_fix():
+    with pytest.raises(ProfileError) as caught:
+        parse_profile(profile_template().replace("picks_per_day = 4", "picks_per_dya = 4"))
+    assert "picks_per_dya" in caught.value.message
+    assert "check its spelling" in caught.value.message
+
+
+def test_bad_value_and_missing_key_are_named():
+    text = profile_template().replace('language = "zh"', 'language = "fr"')
+    text = text.replace('name = "Your Name"', "")
+    with pytest.raises(ProfileError) as caught:
+        parse_profile(text)
+    assert "language" in caught.value.message and "'zh' or 'en'" in caught.value.message
+    assert "name: add this key" in caught.value.message
+
+
+def test_broken_toml_points_at_the_line():
+    with pytest.raises(ProfileError) as caught:
+        parse_profile('name = "x"\ncategories = [\n', origin="p.toml")
+    assert "p.toml is not valid TOML" in caught.value.message
+
+
+def test_profile_init_then_check_via_cli(tmp_path: Path):
+    runner = CliRunner()
+    target = tmp_path / "profile.toml"
+    result = runner.invoke(cli, ["profile", "init", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.read_text(encoding="utf-8") == profile_template()
+    again = runner.invoke(cli, ["profile", "init", str(target)])
+    assert again.exit_code != 0  # refuses to overwrite without --force
+    checked = runner.invoke(cli, ["profile", "check", "--profile", str(target)])
+    assert checked.exit_code == 0 and "OK" in checked.output
+
+
+def test_profile_check_reports_error_and_hint(tmp_path: Path):
+    target = tmp_path / "bad.toml"
+    target.write_text(profile_template().replace("min_stars = 2", "min_stars = 9"), "utf-8")
+    result = CliRunner().invoke(cli, ["profile", "check", "--profile", str(target)])
+    assert result.exit_code == 2
+    assert "min_stars" in result.output and "hint:" in result.output
