@@ -1,0 +1,314 @@
+"""Parsers of the recorded real arXiv responses in tests/fixtures/sources/."""
+
+from __future__ import annotations
+
+import gzip
+from collections import Counter
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+from lxml import etree, html
+
+from paperbrief.errors import FeedParseError, SourceError
+from paperbrief.models import Paper
+from paperbrief.sources import (
+    digest_date_for,
+    latest_listing_day,
+    listing_day_for,
+    load_snapshot,
+)
+from paperbrief.sources.arxiv_api import parse_api_feed
+from paperbrief.sources.arxiv_feed import feed_url, parse_feed, split_authors
+from paperbrief.sources.listing_page import listing_page_url, parse_listing_page
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sources"
+ATOM_86 = FIXTURES / "rss_atom_cs.AI_2025-08-20_first86entries.xml"
+ATOM_TRUNCATED = FIXTURES / "rss_atom_cs.AI_2025-08-20_raw_truncated.xml"
+RSS2_4 = FIXTURES / "rss2_cs.LG+cs.AI+cs.CL+stat.ML_2026-09-24_4items.xml"
+PAGE_LEGACY = FIXTURES / "arxiv_list_astro-ph.CO_pastweek_2024-03-14_legacy_format.html"
+PAGE_CURRENT = FIXTURES / "arxiv_list_astro-ph_pastweek_2024-11-22_browser_saved.html"
+SNAPSHOT = FIXTURES / "2026-05-22_first12.jsonl.gz"
+
+
+# --- listing feeds ------------------------------------------------------------------------
+
+
+def test_atom_feed_has_41_new_and_45_cross_entries() -> None:
+    feed = parse_feed(ATOM_86.read_bytes())
+    assert len(feed.entries) == 86
+    assert Counter(entry.announce_type for entry in feed.entries) == {"new": 41, "cross": 45}
+    assert feed.day == date(2025, 8, 20)
+    first = feed.entries[0]
+    assert first.id == "2508.13167" and first.version == 1
+    assert first.title.startswith("Chain-of-Agents: End-to-End Agent Foundation Models")
+    assert first.categories == ("cs.AI", "cs.CL")
+    assert first.abstract.startswith("Recent advances in large language models")
+    assert "Announce Type" not in first.abstract
+    assert len(first.authors) == 30 and first.authors[0] == "Weizhen Li"
+    assert first.authors[-1] == "Wangchunshu Zhou"
+
+
+def test_rss2_feed_gives_announce_types_versions_and_categories() -> None:
+    feed = parse_feed(RSS2_4.read_bytes())
+    assert feed.day == date(2026, 9, 24)
+    assert [(e.id, e.version, e.announce_type) for e in feed.entries] == [
+        ("2609.26811", 1, "new"),
+        ("2609.26820", 1, "new"),
+        ("2205.06398", 2, "cross"),
+        ("2009.13987", 3, "replace"),
+    ]
+    cross = feed.entries[2]
+    assert cross.categories == ("stat.ME", "stat.AP", "stat.ML")
+    assert cross.authors == ("Pritam Dey", "Zhengwu Zhang", "David B. Dunson")
+    assert feed.entries[3].kind == "replace"
+
+
+def test_truncated_feed_raises_feed_parse_error_with_position() -> None:
+    with pytest.raises(FeedParseError) as caught:
+        parse_feed(ATOM_TRUNCATED.read_bytes(), "cs.AI feed")
+    assert "cs.AI feed is not well-formed XML" in caught.value.message
+    assert "line 1233" in caught.value.message and "truncated" in caught.value.message
+    assert caught.value.hint
+
+
+def test_feed_parser_rejects_html_and_empty_bodies() -> None:
+    with pytest.raises(FeedParseError, match="neither an Atom nor an RSS feed"):
+        parse_feed(b"<html><body>Service unavailable</body></html>")
+    with pytest.raises(FeedParseError, match="is empty"):
+        parse_feed(b"  \n")
+
+
+def test_feed_parser_does_not_resolve_external_entities(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-CONTENT")
+    hostile = (
+        f'<?xml version="1.0"?><!DOCTYPE feed [<!ENTITY leak SYSTEM "file://{secret}">]>'
+        '<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>oai:arXiv.org:2508.00001v1</id>'
+        "<title>&leak;</title><summary>x</summary></entry></feed>"
+    ).encode()
+    feed = parse_feed(hostile)
+    assert "TOP-SECRET" not in feed.entries[0].title
+
+
+def test_split_authors_and_feed_url() -> None:
+    assert split_authors("A. One, B. Two and C. Three") == ("A. One", "B. Two", "C. Three")
+    assert split_authors("") == ()
+    assert feed_url("http://127.0.0.1:1/atom/", ["cs.SE", "cs.AI"]) == (
+        "http://127.0.0.1:1/atom/cs.SE+cs.AI"
+    )
+
+
+# --- export API ---------------------------------------------------------------------------
+
+
+def test_api_feed_with_full_metadata() -> None:
+    page = parse_api_feed((FIXTURES / "api_id_1605.08386.xml").read_bytes())
+    assert page.total_results == 1
+    (paper,) = page.papers
+    assert (paper.id, paper.version) == ("1605.08386", 1)
+    assert paper.title == "Heat-bath random walks with Markov bases"
+    assert paper.primary_category == "math.CO"
+    assert paper.categories == ("math.CO", "math.ST")
+    assert paper.comment == "20 pages, 3 figures"
+    assert len(paper.authors) == 2
+
+
+def test_api_feed_with_many_authors_and_old_style_id() -> None:
+    many = parse_api_feed((FIXTURES / "api_id_0808.05394_1707.08567.xml").read_bytes())
+    (paper,) = many.papers  # 0808.05394 does not exist: only one of two ids answered
+    assert paper.id == "1707.08567" and len(paper.authors) == 34
+    old = parse_api_feed((FIXTURES / "api_id_astro-ph_0601001.xml").read_bytes())
+    assert old.papers[0].id == "astro-ph/0601001" and old.papers[0].version == 1
+    versioned = parse_api_feed((FIXTURES / "api_id_2104.12255v1.xml").read_bytes())
+    assert versioned.papers[0].title == "0" and versioned.papers[0].comment is None
+
+
+def test_api_zero_results_and_error_feed() -> None:
+    empty = parse_api_feed((FIXTURES / "api_id_0000.0000_no_results.xml").read_bytes())
+    assert empty.papers == () and empty.total_results == 0
+    with pytest.raises(SourceError, match="incorrect id format for abc"):
+        parse_api_feed((FIXTURES / "api_id_abc_error_http400.xml").read_bytes())
+
+
+# --- /list pages --------------------------------------------------------------------------
+
+
+def test_legacy_listing_page_entries_and_cross_lists() -> None:
+    page = parse_listing_page(PAGE_LEGACY.read_bytes())
+    assert len(page.entries) == 76
+    assert Counter(entry.kind for entry in page.entries) == {"new": 43, "cross": 33}
+    first = page.entries[0]
+    assert first.id == "2403.08726"
+    assert first.title == "Euclid: Testing photometric selection of emission-line galaxy targets"
+    assert first.authors[:2] == ("M. S. Cagliari", "B. R. Granett")
+    assert first.categories == ("astro-ph.CO",)
+    cross = next(entry for entry in page.entries if entry.id == "2403.08759")
+    assert cross.kind == "cross" and cross.primary_category == "astro-ph.GA"
+
+
+def test_current_listing_page_keeps_tex_of_mathjax_titles() -> None:
+    page = parse_listing_page(PAGE_CURRENT.read_bytes())
+    assert len(page.entries) == 397
+    assert Counter(entry.kind for entry in page.entries) == {"new": 334, "cross": 63}
+    survey = next(entry for entry in page.entries if entry.id == "2411.13551")
+    assert survey.title == (
+        "A Survey of H I and O VI Absorption Lines in the Outskirts of $z\\lesssim0.3$ "
+        "Galaxy Clusters"
+    )
+    assert survey.authors[0] == "Priscilla Holguin Luna"
+    assert page.day is None  # a /pastweek page has no "Showing new listings for" line
+
+
+def test_derived_new_page_sections_give_kinds_and_day() -> None:
+    content, expected = derived_new_page(date(2025, 8, 20), new=4, cross=3, replace=2)
+    page = parse_listing_page(content)
+    assert page.day == date(2025, 8, 20)
+    assert [(e.id, e.kind) for e in page.entries] == expected
+    assert page.entries[0].abstract.startswith("Derived abstract of")
+
+
+def test_listing_page_without_listing_markup_is_an_error() -> None:
+    with pytest.raises(FeedParseError, match="no listing"):
+        parse_listing_page(b"<html><body><p>We are down for maintenance.</p></body></html>")
+    assert listing_page_url("http://x/list/", "cs.SE") == "http://x/list/cs.SE/new"
+
+
+# --- snapshots ----------------------------------------------------------------------------
+
+
+def test_load_snapshot_of_a_real_day() -> None:
+    listing = load_snapshot(SNAPSHOT)
+    assert listing.day == date(2026, 5, 22)
+    assert len(listing.papers) == 12
+    assert listing.source == f"snapshot:{SNAPSHOT}"
+    teaching = next(p for p in listing.papers if p.id == "2605.21491")
+    assert teaching.title.startswith("Teaching Language Models to Forecast Research Success")
+    assert teaching.listings == {"cs.AI": "cross", "cs.CL": "cross", "cs.LG": "new"}
+    assert teaching.primary_category == "cs.LG" and teaching.announced == "2026-05-22"
+
+
+def _write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_snapshot_day_from_announced_field_and_versions(tmp_path: Path) -> None:
+    lines = gzip.decompress(SNAPSHOT.read_bytes()).decode().splitlines()[:3]
+    lines[0] = lines[0].replace('"id": "2605.20348"', '"id": "2605.20348v2"')
+    listing = load_snapshot(_write_lines(tmp_path / "today.jsonl", lines))
+    assert listing.day == date(2026, 5, 22)
+    assert (listing.papers[0].id, listing.papers[0].version) == ("2605.20348", 2)
+    assert load_snapshot(tmp_path / "today.jsonl", day=date(2026, 5, 21)).day == date(2026, 5, 21)
+
+
+def test_snapshot_malformed_line_names_file_and_line(tmp_path: Path) -> None:
+    lines = gzip.decompress(SNAPSHOT.read_bytes()).decode().splitlines()[:4]
+    lines[2] = lines[2][:80]  # cut mid-record
+    path = _write_lines(tmp_path / "2026-05-22.jsonl", lines)
+    with pytest.raises(FeedParseError) as caught:
+        load_snapshot(path)
+    assert f"{path}:3: invalid JSON" in caught.value.message
+    lines[2] = '{"title": "no id"}'
+    with pytest.raises(FeedParseError, match=r":3: not a valid paper record"):
+        load_snapshot(_write_lines(path, lines))
+
+
+def test_snapshot_missing_or_empty_file(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="does not exist"):
+        load_snapshot(tmp_path / "nope.jsonl.gz")
+    with pytest.raises(FeedParseError, match="holds no papers"):
+        load_snapshot(_write_lines(tmp_path / "2026-05-22.jsonl", [""]))
+
+
+# --- listing days -------------------------------------------------------------------------
+
+
+def test_listing_day_for_digest_dates() -> None:
+    friday = date(2026, 5, 22)
+    assert listing_day_for(date(2026, 5, 23)) == friday  # Saturday
+    assert listing_day_for(date(2026, 5, 24)) == friday  # Sunday
+    assert listing_day_for(date(2026, 5, 25)) == friday  # Monday
+    assert listing_day_for(date(2026, 5, 27)) == date(2026, 5, 26)  # Wednesday -> Tuesday
+    for offset in range(14):
+        day = date(2026, 5, 18 + offset)
+        if day.weekday() < 5:
+            assert listing_day_for(digest_date_for(day)) == day
+
+
+def test_latest_listing_day_follows_the_20h_eastern_announcement() -> None:
+    # Thursday 21 May 2026, 19:59 EDT = 23:59 UTC: Thursday's listing is the newest
+    assert latest_listing_day(datetime(2026, 5, 21, 23, 59, tzinfo=UTC)) == date(2026, 5, 21)
+    # 20:01 EDT: Friday's listing is out
+    assert latest_listing_day(datetime(2026, 5, 22, 0, 1, tzinfo=UTC)) == date(2026, 5, 22)
+    # Saturday and Sunday afternoon: still Friday's; Sunday 20:00 EDT announces Monday's
+    assert latest_listing_day(datetime(2026, 5, 23, 18, 0, tzinfo=UTC)) == date(2026, 5, 22)
+    assert latest_listing_day(datetime(2026, 5, 25, 0, 30, tzinfo=UTC)) == date(2026, 5, 25)
+
+
+# --- derived fixtures (shared with test_sources_fetch.py) --------------------------------
+
+
+def derived_new_page(
+    day: date, *, new: int, cross: int, replace: int
+) -> tuple[bytes, list[tuple[str, str]]]:
+    """A /list/<cat>/new page built from the real current-markup page's entries.
+
+    The real entries (dt/dd pairs) are regrouped under the /new section headings and the
+    dateline line; each dd gets an abstract paragraph like the /new page has. Returns the
+    page and the expected ``(id, kind)`` list.
+    """
+    document = html.document_fromstring(PAGE_CURRENT.read_bytes())
+    items = document.xpath("//dl[@id='articles']")[0].xpath("./dt | ./dd")
+    pairs = list(zip(items[0::2], items[1::2], strict=False))
+    sections = []
+    expected: list[tuple[str, str]] = []
+    cursor = 0
+    for heading, kind, count in (
+        ("New submissions", "new", new),
+        ("Cross submissions", "cross", cross),
+        ("Replacement submissions", "replace", replace),
+    ):
+        parts = [f"<h3>{heading} (showing {count} of {count} entries)</h3>"]
+        for dt, dd in pairs[cursor : cursor + count]:
+            paper_id = dt.xpath(".//a[@title='Abstract']")[0].get("id")
+            abstract = etree.SubElement(dd, "p", {"class": "mathjax"})
+            abstract.text = f"Derived abstract of {paper_id}."
+            parts.append(etree.tostring(dt, encoding=str) + etree.tostring(dd, encoding=str))
+            expected.append((paper_id, kind))
+        cursor += count
+        sections.append("<dl id='articles'>" + "".join(parts) + "</dl>")
+    page = (
+        "<!DOCTYPE html><html><head><title>Artificial Intelligence</title></head><body>"
+        "<div id='dlpage'><h1>Artificial Intelligence</h1>"
+        f"<div class='list-dateline'>Showing new listings for {day:%A, %d %B %Y}</div>"
+        + "".join(sections)
+        + "</div></body></html>"
+    )
+    return page.encode(), expected
+
+
+def api_answer(papers: list[Paper]) -> bytes:
+    """An export-API Atom answer (same shape as api_id_1605.08386.xml) for ``papers``."""
+    atom, arxiv = "http://www.w3.org/2005/Atom", "http://arxiv.org/schemas/atom"
+    opensearch = "http://a9.com/-/spec/opensearch/1.1/"
+    feed = etree.Element(
+        f"{{{atom}}}feed", nsmap={None: atom, "arxiv": arxiv, "opensearch": opensearch}
+    )
+    etree.SubElement(feed, f"{{{opensearch}}}totalResults").text = str(len(papers))
+    for paper in papers:
+        entry = etree.SubElement(feed, f"{{{atom}}}entry")
+        etree.SubElement(
+            entry, f"{{{atom}}}id"
+        ).text = f"http://arxiv.org/abs/{paper.id}v{paper.version or 1}"
+        etree.SubElement(entry, f"{{{atom}}}title").text = paper.title
+        etree.SubElement(entry, f"{{{atom}}}summary").text = paper.abstract
+        for category in paper.categories:
+            etree.SubElement(entry, f"{{{atom}}}category", term=category)
+        if paper.comment:
+            etree.SubElement(entry, f"{{{arxiv}}}comment").text = paper.comment
+        etree.SubElement(entry, f"{{{arxiv}}}primary_category", term=paper.primary_category)
+        for name in paper.authors:
+            author = etree.SubElement(entry, f"{{{atom}}}author")
+            etree.SubElement(author, f"{{{atom}}}name").text = name
+    return etree.tostring(feed, xml_declaration=True, encoding="UTF-8")
