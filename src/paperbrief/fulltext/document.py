@@ -6,7 +6,11 @@ This module fixes the shape other stages rely on; parsing lives beside it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+DOCUMENT_JSON_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -14,6 +18,12 @@ class Section:
     heading: str
     level: int  # 1 = section, 2 = subsection, …
     paragraphs: tuple[str, ...] = ()  # math kept as its TeX alt-text
+    number: str = ""  # e.g. "4.1" ("A" for an appendix, "" when unnumbered)
+
+    @property
+    def location(self) -> str:
+        """Where a sentence of this section is, e.g. ``Section 4.1 Results``."""
+        return " ".join(part for part in ("Section", self.number, self.heading) if part)
 
 
 @dataclass(frozen=True)
@@ -55,3 +65,47 @@ class Document:
     source_url: str = ""
     flags: tuple[str, ...] = ()  # quality flags, e.g. "latexml-errors:7", "no-abstract"
     attempts: tuple[str, ...] = field(default=())  # why earlier sources failed
+
+
+def document_to_json(document: Document) -> str:
+    """Serialise a Document (the store's ``documents.body``); inverse of ``document_from_json``."""
+    data = asdict(document)
+    data["json_version"] = DOCUMENT_JSON_VERSION
+    return json.dumps(data, ensure_ascii=False)
+
+
+def document_from_json(text: str) -> Document:
+    """Rebuild a Document from ``document_to_json`` output (lists become tuples again)."""
+    data: dict[str, Any] = json.loads(text)
+    data.pop("json_version", None)
+    return Document(
+        arxiv_id=data["arxiv_id"],
+        title=data["title"],
+        authors=tuple(data["authors"]),
+        abstract=data["abstract"],
+        sections=tuple(
+            Section(
+                heading=s["heading"],
+                level=s["level"],
+                paragraphs=tuple(s["paragraphs"]),
+                number=s.get("number", ""),
+            )
+            for s in data["sections"]
+        ),
+        tables=tuple(
+            Table(
+                caption=t["caption"],
+                label=t["label"],
+                rows=tuple(tuple(row) for row in t["rows"]),
+                header_rows=t["header_rows"],
+                section=t["section"],
+            )
+            for t in data["tables"]
+        ),
+        figures=tuple(FigureRef(**f) for f in data["figures"]),
+        references=tuple(data["references"]),
+        source=data["source"],
+        source_url=data["source_url"],
+        flags=tuple(data["flags"]),
+        attempts=tuple(data["attempts"]),
+    )

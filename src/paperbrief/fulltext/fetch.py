@@ -1,0 +1,256 @@
+"""Fetch a paper's full text: arXiv HTML → ar5iv → PDF → abstract, and the store cache.
+
+``read_paper`` tries the sources in that order and returns the first usable Document;
+``Document.attempts`` says why each earlier source was not used, e.g.
+``"arxiv-html: arXiv has no HTML for this paper"``. A source is unusable when the request
+fails (HTTP error, retries exhausted, body over the size cap), when arXiv answers its
+"No HTML for '<id>'" page, when ar5iv redirects to the abstract page, when the LaTeXML
+conversion failed (no section with text), or when the PDF has no extractable text. A
+LaTeXML page whose *body* (bibliography excluded) has many ``ltx_ERROR`` spans (more than
+``DEGRADED_BODY_ERRORS`` and more than one per five paragraphs) is degraded: the next
+source is tried, and the degraded page is still used if no later source works (flag
+``degraded-fallback``).
+
+Politeness, timeouts and retries are those of the ``PoliteClient`` passed in (the same
+client as the arXiv listing stage: one request per 3 s, one connection). The per-source
+size caps here apply on top of the client's own ``max_bytes``.
+
+Caching: ``load_or_read_paper`` is the full-text stage's cache boundary. It takes the Store
+because the stage owns the ``documents`` table: a cached Document is returned without any
+request (a paper is fetched once); a new one is stored unless it is abstract-only, so a
+paper whose full text was unreachable today is tried again on the next run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from paperbrief.errors import FullTextError, SourceError
+from paperbrief.fulltext.author_html import parse_author_html
+from paperbrief.fulltext.document import Document, document_from_json, document_to_json
+from paperbrief.fulltext.html_text import AR5IV_ORIGIN, ARXIV_ORIGIN
+from paperbrief.fulltext.latexml import classify_html, parse_latexml
+from paperbrief.fulltext.pdf import parse_pdf
+from paperbrief.http import PoliteClient
+from paperbrief.models import Paper, split_arxiv_id
+from paperbrief.store import Store
+
+HTML_BASE = "https://arxiv.org/html"
+AR5IV_BASE = "https://ar5iv.labs.arxiv.org/html"
+PDF_BASE = "https://arxiv.org/pdf"
+MAX_HTML_BYTES = 20 * 1024 * 1024
+MAX_PDF_BYTES = 40 * 1024 * 1024
+DEGRADED_BODY_ERRORS = 50
+
+
+class _Unusable(Exception):
+    """Internal: this source gave nothing usable; the message says why."""
+
+
+def _flag_value(doc: Document, name: str) -> int:
+    for flag in doc.flags:
+        if flag.startswith(name + ":"):
+            return int(flag.split(":", 1)[1])
+    return 0
+
+
+def _check_html(doc: Document) -> str | None:
+    """Why a parsed HTML Document is not good enough, or None when it is."""
+    paragraphs = sum(len(s.paragraphs) for s in doc.sections)
+    if paragraphs == 0:
+        return "conversion failed: the page has no section with text"
+    body_errors = _flag_value(doc, "latexml-body-errors")
+    if body_errors > DEGRADED_BODY_ERRORS and body_errors * 5 > paragraphs:
+        return f"conversion degraded: {body_errors} LaTeXML error spans in the body"
+    return None
+
+
+def parse_html_page(
+    content: bytes, *, arxiv_id: str, page_url: str, source: str, origin: str = ARXIV_ORIGIN
+) -> Document:
+    """Classify and parse one HTML page; raises ``_Unusable`` for no-HTML/empty pages."""
+    kind = classify_html(content.decode("utf-8", errors="replace"))
+    if kind == "no-html":
+        raise _Unusable("arXiv has no HTML for this paper ('HTML is not available for the source')")
+    if kind == "empty":
+        raise _Unusable("the page has no readable text")
+    if kind == "author-html":
+        return parse_author_html(content, arxiv_id=arxiv_id, page_url=page_url, source=source)
+    return parse_latexml(
+        content, arxiv_id=arxiv_id, page_url=page_url, origin=origin, source=source
+    )
+
+
+def _get(client: PoliteClient, url: str, cap: int) -> tuple[bytes, str]:
+    try:
+        response = client.get(url)
+    except SourceError as error:
+        raise _Unusable(error.message) from error
+    if len(response.content) > cap:
+        raise _Unusable(f"body of {len(response.content)} bytes is over the {cap}-byte cap")
+    return response.content, response.url
+
+
+def read_paper(
+    paper_id: str,
+    version: int | None,
+    client: PoliteClient,
+    *,
+    html_base: str = HTML_BASE,
+    ar5iv_base: str = AR5IV_BASE,
+    pdf_base: str = PDF_BASE,
+    abstract_fallback: Paper | None = None,
+    max_html_bytes: int = MAX_HTML_BYTES,
+    max_pdf_bytes: int = MAX_PDF_BYTES,
+) -> Document:
+    """The paper's full text from the first usable source (see the module docstring).
+
+    Title, authors and abstract the page lacks are taken from ``abstract_fallback`` (the
+    listing's metadata, also preferred for authors); flag ``metadata-from-listing``.
+    Raises ``FullTextError`` only when every source failed and no fallback was given.
+    """
+    suffix = f"v{version}" if version else ""
+    attempts: list[str] = []
+    degraded: Document | None = None
+    sources = (
+        ("arxiv-html", f"{html_base.rstrip('/')}/{paper_id}{suffix}", ARXIV_ORIGIN),
+        # ar5iv serves the latest version it converted; it takes no version suffix.
+        ("ar5iv", f"{ar5iv_base.rstrip('/')}/{paper_id}", AR5IV_ORIGIN),
+    )
+    for source, url, origin in sources:
+        try:
+            content, final_url = _get(client, url, max_html_bytes)
+            if "/abs/" in final_url:
+                raise _Unusable("redirected to the abstract page (no conversion)")
+            doc = parse_html_page(
+                content, arxiv_id=paper_id, page_url=final_url, source=source, origin=origin
+            )
+            problem = _check_html(doc)
+            if problem is None:
+                return _finish(doc, attempts, abstract_fallback)
+            if problem.startswith("conversion degraded") and degraded is None:
+                degraded = doc
+            raise _Unusable(problem)
+        except _Unusable as reason:
+            attempts.append(f"{source}: {reason}")
+    try:
+        content, final_url = _get(
+            client, f"{pdf_base.rstrip('/')}/{paper_id}{suffix}", max_pdf_bytes
+        )
+        if not content.startswith(b"%PDF"):
+            raise _Unusable("the answer is not a PDF")
+        try:
+            doc = parse_pdf(content, arxiv_id=paper_id, source_url=final_url)
+        except FullTextError as error:
+            raise _Unusable(error.message) from error
+        return _finish(doc, attempts, abstract_fallback)
+    except _Unusable as reason:
+        attempts.append(f"pdf: {reason}")
+    if degraded is not None:
+        degraded = replace(degraded, flags=(*degraded.flags, "degraded-fallback"))
+        return _finish(degraded, attempts, abstract_fallback)
+    if abstract_fallback is None:
+        raise FullTextError(
+            f"no full text for {paper_id}{suffix}: " + "; ".join(attempts),
+            "check the id, or rerun later (arXiv may be rate-limiting); the digest can use "
+            "the abstract alone",
+        )
+    return Document(
+        arxiv_id=paper_id,
+        title=abstract_fallback.title,
+        authors=abstract_fallback.authors,
+        abstract=abstract_fallback.abstract,
+        source="abstract",
+        source_url=abstract_fallback.abs_url,
+        flags=("abstract-only",),
+        attempts=tuple(attempts),
+    )
+
+
+def _finish(doc: Document, attempts: list[str], metadata: Paper | None) -> Document:
+    flags = list(doc.flags)
+    title, authors, abstract = doc.title, doc.authors, doc.abstract
+    if metadata is not None:
+        filled = False
+        if not title and metadata.title:
+            title, filled = metadata.title, True
+        if metadata.authors and tuple(metadata.authors) != tuple(authors):
+            authors, filled = tuple(metadata.authors), True
+        if not abstract and metadata.abstract:
+            abstract, filled = metadata.abstract, True
+        if filled:
+            flags.append("metadata-from-listing")
+    return replace(
+        doc,
+        title=title,
+        authors=authors,
+        abstract=abstract,
+        flags=tuple(flags),
+        attempts=tuple(attempts),
+    )
+
+
+def read_local_file(path: Path) -> Document:
+    """Parse a saved ``.html``/``.htm`` page or ``.pdf`` (sources ``local-html``/``local-pdf``).
+
+    Image URLs of a LaTeXML page still resolve against its ``<base>`` on arxiv.org; the
+    arXiv id is taken from that ``<base>`` (``/html/<id>v<n>/``) when present.
+    """
+    try:
+        content = path.read_bytes()
+    except OSError as error:
+        raise FullTextError(f"cannot read {path}: {error}", "check the path") from error
+    suffix = path.suffix.lower()
+    if suffix == ".pdf":
+        return parse_pdf(content, source="local-pdf", source_url=path.resolve().as_uri())
+    if suffix not in (".html", ".htm"):
+        raise FullTextError(
+            f"{path.name} is neither .html/.htm nor .pdf", "pass an arXiv id, a page or a PDF"
+        )
+    head = content[:20000].decode("utf-8", errors="replace")
+    match = re.search(r"<base[^>]+href=\"/html/([^\"]+?)/?\"", head)
+    arxiv_id = split_arxiv_id(match.group(1))[0] if match else ""
+    try:
+        doc = parse_html_page(
+            content, arxiv_id=arxiv_id, page_url="", source="local-html", origin=ARXIV_ORIGIN
+        )
+    except _Unusable as reason:
+        raise FullTextError(f"{path.name}: {reason}", "try the PDF of the paper instead") from None
+    return doc
+
+
+def load_or_read_paper(
+    store: Store,
+    paper: Paper,
+    client: PoliteClient,
+    *,
+    html_base: str = HTML_BASE,
+    ar5iv_base: str = AR5IV_BASE,
+    pdf_base: str = PDF_BASE,
+) -> Document:
+    """The cached Document of ``paper`` or, when none is stored, ``read_paper`` + store it.
+
+    A cached entry is reused when it has the same version as ``paper`` (or either version
+    is unknown). Abstract-only results are returned but not stored (see module docstring).
+    """
+    row = store.load_document(paper.id)
+    if row is not None and (
+        paper.version is None or row["version"] is None or row["version"] == paper.version
+    ):
+        return document_from_json(row["body"])
+    doc = read_paper(
+        paper.id,
+        paper.version,
+        client,
+        html_base=html_base,
+        ar5iv_base=ar5iv_base,
+        pdf_base=pdf_base,
+        abstract_fallback=paper,
+    )
+    if doc.source != "abstract":
+        store.save_document(
+            paper.id, paper.version, doc.source, document_to_json(doc), list(doc.attempts)
+        )
+    return doc
