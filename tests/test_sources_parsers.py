@@ -246,6 +246,12 @@ def test_latest_listing_day_follows_the_20h_eastern_announcement() -> None:
     assert latest_listing_day(datetime(2026, 5, 25, 0, 30, tzinfo=UTC)) == date(2026, 5, 25)
 
 
+def test_every_fixture_is_used() -> None:
+    tests = "".join(path.read_text() for path in Path(__file__).parent.glob("test_sources*.py"))
+    unused = [path.name for path in FIXTURES.iterdir() if path.name not in tests]
+    assert unused == []
+
+
 # --- derived fixtures (shared with test_sources_fetch.py) --------------------------------
 
 

@@ -175,6 +175,8 @@ def _from_feed(
     if not ids:
         notes.append("feed was empty; fell back to the /list pages")
         return None, ""
+    if feed.day is not None and feed.day > day:
+        raise _past_day(day, feed.day)
     if feed.day is not None and feed.day != day:
         notes.append(
             f"feed announces {feed.day.isoformat()}, not {day.isoformat()}; "
@@ -219,6 +221,8 @@ def _from_pages(
             failures.append(f"{category} page: {error.message}")
             notes.append(f"{category}: /list page unusable ({error.message})")
             continue
+        if page.day is not None and page.day > day:
+            raise _past_day(day, page.day)
         if page.day is not None and page.day != day:
             notes.append(f"{category}: /list page shows {page.day.isoformat()}, not {day}")
             continue
@@ -240,6 +244,16 @@ def _from_pages(
     if not announced:
         return None, ""
     return announced, "arxiv-list-page"
+
+
+def _past_day(day: date, newest: date) -> EmptyDay:
+    return EmptyDay(
+        reason=EmptyReason.FETCH_FAILED.value,
+        message=f"live arXiv serves only its newest listing ({newest.isoformat()}); "
+        f"{day.isoformat()} is in the past",
+        hint="use --listing FILE with a saved snapshot for past days, or omit --date",
+        exit_code=EXIT_FETCH_FAILED,
+    )
 
 
 def _rank(kind: str) -> int:
