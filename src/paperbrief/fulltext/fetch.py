@@ -33,7 +33,7 @@ from paperbrief.fulltext.document import Document, document_from_json, document_
 from paperbrief.fulltext.html_text import AR5IV_ORIGIN, ARXIV_ORIGIN
 from paperbrief.fulltext.latexml import classify_html, parse_latexml
 from paperbrief.fulltext.pdf import parse_pdf
-from paperbrief.http import PoliteClient
+from paperbrief.http import HttpStatusError, PoliteClient
 from paperbrief.models import Paper, split_arxiv_id
 from paperbrief.store import Store
 
@@ -43,6 +43,7 @@ PDF_BASE = "https://arxiv.org/pdf"
 MAX_HTML_BYTES = 20 * 1024 * 1024
 MAX_PDF_BYTES = 40 * 1024 * 1024
 DEGRADED_BODY_ERRORS = 50
+NO_HTML_REASON = "arXiv has no HTML for this paper ('HTML is not available for the source')"
 
 
 class _Unusable(Exception):
@@ -73,7 +74,7 @@ def parse_html_page(
     """Classify and parse one HTML page; raises ``_Unusable`` for no-HTML/empty pages."""
     kind = classify_html(content.decode("utf-8", errors="replace"))
     if kind == "no-html":
-        raise _Unusable("arXiv has no HTML for this paper ('HTML is not available for the source')")
+        raise _Unusable(NO_HTML_REASON)
     if kind == "empty":
         raise _Unusable("the page has no readable text")
     if kind == "author-html":
@@ -86,6 +87,11 @@ def parse_html_page(
 def _get(client: PoliteClient, url: str, cap: int) -> tuple[bytes, str]:
     try:
         response = client.get(url)
+    except HttpStatusError as error:
+        # arXiv answers its "No HTML for '<id>'" page with an error status.
+        if classify_html(error.response.text) == "no-html":
+            raise _Unusable(NO_HTML_REASON + f" (HTTP {error.status})") from error
+        raise _Unusable(error.message) from error
     except SourceError as error:
         raise _Unusable(error.message) from error
     if len(response.content) > cap:
