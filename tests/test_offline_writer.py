@@ -78,7 +78,7 @@ def test_brief_uses_only_sentences_from_the_abstract():
         for sentence in split_sentences(field):
             assert sentence in sentences
     assert brief.implications is None  # cannot be written honestly without an LLM
-    assert brief.notes == ("仅依据摘要撰写：未能获取全文。",)
+    assert brief.notes == ("离线模式：本次未读取全文，内容仅依据摘要，不含原图。",)
 
 
 def test_markdown_has_the_digest_format_sections_in_order():

@@ -24,7 +24,7 @@ from paperbrief.errors import (
     EmptyDay,
     PaperbriefError,
 )
-from paperbrief.fulltext.document import Document
+from paperbrief.fulltext.document import Document, document_from_json, document_to_json
 from paperbrief.http import PoliteClient
 from paperbrief.models import (
     Digest,
@@ -172,7 +172,8 @@ def rank_day(
         if len(stored) == len(papers):
             return stored
     embedder = services.embedder or rank.Embedder(cache=store)
-    feedback = rank.feedback_model_from_store(store, embedder, before_day=listing_day)
+    # All stored feedback counts; recency weighting is anchored on the ranked day.
+    feedback = rank.load_feedback(store, embedder, today=listing_day)
     ranking = rank.rank_papers(papers, profile, embedder, feedback=feedback)
     store.save_scores(listing_day, fingerprint, ranking)
     return ranking
@@ -181,13 +182,24 @@ def rank_day(
 def read_fulltext(
     store: Store, paper: Paper, services: Services, offline: bool
 ) -> Document | None:
-    """The paper's Document from the store, or read once and stored; None when offline."""
-    cached = fulltext.load_cached_document(store, paper.id)
-    if cached is not None:
-        return cached
+    """The paper's Document from the store, or read once and stored; None when offline.
+
+    The abstract-only fallback is stored too, so a paper whose HTML and PDF both failed is
+    not fetched again on every rerun.
+    """
+    row = store.load_document(paper.id)
+    if row is not None:
+        return document_from_json(row["body"])
     if offline or services.http is None:
         return None
-    return fulltext.load_or_read_paper(store, paper, services.http)
+    document = fulltext.read_paper(
+        paper.id, paper.version, services.http, abstract_fallback=paper
+    )
+    store.save_document(
+        paper.id, paper.version, document.source, document_to_json(document),
+        list(document.attempts),
+    )
+    return document
 
 
 def _sha(text: str) -> str:

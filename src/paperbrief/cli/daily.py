@@ -84,12 +84,16 @@ def _build_services(store: Store, profile: Profile, offline: bool) -> Services:
 
 
 def _deliverer(store: Store, profile: Profile):  # type: ignore[no-untyped-def]
-    from paperbrief.deliver import deliver_run
+    from paperbrief.deliver import deliver_stored
 
     def deliver(result: RunResult) -> None:
-        for outcome in deliver_run(store, profile, result.digest_date):
+        # Channels already sent for this date are skipped; failed ones are retried.
+        for outcome in deliver_stored(store, profile, result.digest_date):
             style = "green" if outcome.ok else "red"
-            console.print(f"  [{style}]{outcome.channel}[/]: {outcome.detail}", highlight=False)
+            console.print(
+                f"  [{style}]{outcome.channel}[/]: {outcome.status} {outcome.detail}",
+                highlight=False,
+            )
 
     return deliver
 

@@ -108,7 +108,7 @@ def _brief(brief: PaperBrief, labels: dict[str, str]) -> list[str]:
     figure_url = _url(brief.figure.url) if brief.figure else ""
     if brief.figure and figure_url:
         out += [f"![{escape_md(brief.figure.caption)}]({figure_url})", ""]
-    else:
+    elif brief.text_source != "not-fetched":  # offline runs say so in their note instead
         out += [f"*{labels['no_figure']}*", ""]
     for note in brief.notes:
         out += [f"*{escape_md(note)}*", ""]

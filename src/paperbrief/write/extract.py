@@ -88,9 +88,42 @@ RESULT_CUES = (
 LIMITATION_CUES = ("limitation", "future work", "threat", "does not", "do not", "cannot", "only")
 
 
+_TEX_REPLACEMENTS = (
+    ("\\%", "%"),
+    ("\\&", "&"),
+    ("\\_", "_"),
+    ("$\\times$", "×"),
+    ("\\times", "×"),
+    ("$\\sim$", "~"),
+    ("\\sim", "~"),
+    ("$\\approx$", "≈"),
+    ("\\approx", "≈"),
+    ("$\\pm$", "±"),
+    ("\\pm", "±"),
+    ("$\\geq$", "≥"),
+    ("$\\leq$", "≤"),
+    ("\\textbf", ""),
+    ("\\emph", ""),
+    ("\\textit", ""),
+    ("``", '"'),
+    ("''", '"'),
+)
+
+
+def clean_tex(text: str) -> str:
+    """Undo the LaTeX escapes arXiv abstracts carry (``97.5\\%``, ``$\\times$``, ``~``)."""
+    cleaned = text
+    for source, target in _TEX_REPLACEMENTS:
+        cleaned = cleaned.replace(source, target)
+    cleaned = re.sub(r"\$([^$]{1,40})\$", r"\1", cleaned)  # short inline math: keep its text
+    cleaned = re.sub(r"(?<=\w)~(?=\w)", " ", cleaned)  # TeX non-breaking space
+    cleaned = re.sub(r"\{([^{}]*)\}", r"\1", cleaned)
+    return " ".join(cleaned.split())
+
+
 def split_sentences(text: str) -> list[str]:
     """Split prose into sentences, keeping abbreviations and decimals intact."""
-    protected = " ".join(text.split())
+    protected = clean_tex(text)
     for index, abbreviation in enumerate(_ABBREVIATIONS):
         protected = protected.replace(abbreviation, abbreviation.replace(".", f"\x00{index}"))
     parts = _SENTENCE_END.split(protected)

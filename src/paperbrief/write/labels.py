@@ -43,6 +43,7 @@ LABELS: Final[dict[str, dict[str, str]]] = {
             "以抽取为主，不含推断；无法如实填写的小节已省略。"
         ),
         "abstract_only": "仅依据摘要撰写：未能获取全文。",
+        "not_fetched": "离线模式：本次未读取全文，内容仅依据摘要，不含原图。",
         "extrapolation": "（以下为基于摘要的推断，非论文原文结论）",
         "matched_terms": "命中关键词",
         "line": "研究方向",
@@ -105,6 +106,9 @@ LABELS: Final[dict[str, dict[str, str]]] = {
             " could not be filled honestly are left out."
         ),
         "abstract_only": "Written from the abstract only: the full text was not available.",
+        "not_fetched": (
+            "Offline mode: the full text was not read; written from the abstract, no figures."
+        ),
         "extrapolation": "(extrapolated from the abstract, not a finding of the paper)",
         "matched_terms": "matched terms",
         "line": "research line",

@@ -25,6 +25,7 @@ from paperbrief.profile import Profile
 from paperbrief.write.extract import classify_abstract, numbers_in, shorten
 from paperbrief.write.labels import labels_for, stars_text
 
+NOT_FETCHED = "not-fetched"  # text_source when the full text was not even tried (offline)
 MAX_TABLE_ROWS = 12
 MAX_TABLE_COLUMNS = 8
 
@@ -101,7 +102,10 @@ def write_brief_offline(
     key_sentence = next((s for s in parts.results if numbers_in(s)), "") or (
         parts.method[0] if parts.method else (parts.tldr[0] if parts.tldr else paper.title)
     )
-    notes = [] if has_fulltext else [labels["abstract_only"]]
+    if has_fulltext:
+        notes = []
+    else:
+        notes = [labels["not_fetched"] if document is None else labels["abstract_only"]]
     if document is not None and document.flags:
         notes.extend(f"{labels['source_label']}: {flag}" for flag in document.flags[:3])
     return PaperBrief(
@@ -109,7 +113,7 @@ def write_brief_offline(
         reason=_reason(scored, language),
         direction=scored.line or paper.primary_category,
         contribution=shorten(key_sentence, 160),
-        text_source=document.source if document is not None else "abstract",
+        text_source=document.source if document is not None else NOT_FETCHED,
         notes=tuple(notes),
         **fields,  # type: ignore[arg-type]
     )
@@ -142,7 +146,7 @@ def write_day_offline(
     labels = labels_for(language)
     separator = "；" if language == "zh" else "; "
     items = separator.join(f"{b.paper.title}（{stars_text(b.scored.stars)}）" for b in briefs)
-    any_fulltext = any(b.text_source != "abstract" for b in briefs)
+    any_fulltext = any(b.text_source not in ("abstract", NOT_FETCHED) for b in briefs)
     summary = labels["day_offline_summary"].format(
         total=papers_considered,
         count=len(briefs),
