@@ -173,6 +173,11 @@ class LLMClient:
     def model_for(self, role: str) -> str:
         return model_for(self.settings, role)
 
+    @property
+    def writer_model(self) -> str:
+        """The deep-read model (names the writer in stored briefs and the provenance)."""
+        return self.model_for("writer")
+
     def usage(self) -> dict[str, RoleUsage]:
         """Spend per role in this client's lifetime (a copy)."""
         with self._lock:

@@ -1,5 +1,91 @@
-"""Commands owned by a later stage (filled in by its issue)."""
+"""`paperbrief verify`: check every number of a digest against the stored papers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
 
 import click
 
-COMMANDS: list[click.Command] = []
+from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
+from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError
+from paperbrief.fulltext.document import Document, document_from_json
+from paperbrief.store import Store
+from paperbrief.write.verify import VerifyReport, covered_papers, verify_markdown
+
+
+def load_documents(store: Store, paper_ids: list[str]) -> dict[str, Document]:
+    """The stored full text of each paper, else a Document of its stored abstract."""
+    documents: dict[str, Document] = {}
+    for paper_id in paper_ids:
+        row = store.load_document(paper_id)
+        if row is not None:
+            try:
+                documents[paper_id] = document_from_json(row["body"])
+                continue
+            except (ValueError, KeyError, TypeError):
+                pass  # an unreadable stored body: fall back to the abstract
+        paper = store.get_paper(paper_id)
+        if paper is not None:
+            documents[paper_id] = Document(
+                arxiv_id=paper.id,
+                title=paper.title,
+                authors=paper.authors,
+                abstract=paper.abstract,
+                source="abstract",
+            )
+    return documents
+
+
+def _print_report(report: VerifyReport) -> None:
+    console.print(
+        f"{report.verified}/{report.numbers} numbers verified across {len(report.papers)} paper(s)",
+        highlight=False,
+    )
+    for paper in report.missing_papers:
+        console.print(f"[yellow]not in the store:[/] {paper} (its numbers cannot be checked)")
+    for claim in report.unverified:
+        where = claim.paper or "day"
+        console.print(
+            f"[red]unverified[/] {where} · {claim.section}: [bold]{claim.text}[/]"
+            f"  [dim]{claim.context}[/]",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+@click.command("verify", context_settings=CONTEXT)
+@click.argument("digest", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
+@handle_errors
+def verify(digest: Path, as_json: bool) -> None:
+    """Check every number in DIGEST.md against the stored papers it covers.
+
+    Looks at TL;DR, key results, reading the results, the day's summary and the overview
+    table; a number counts as verified when the paper's text, tables or abstract hold it.
+    Exits 0 when everything is verified and 3 when something is not.
+    """
+    if not digest.exists():
+        raise PaperbriefError(
+            f"digest {digest} does not exist", "pass the path of a digest Markdown file"
+        )
+    markdown = digest.read_text(encoding="utf-8")
+    papers = covered_papers(markdown)
+    if not papers:
+        raise PaperbriefError(
+            f"{digest} covers no papers (no ### heading followed by a 📌 line with arXiv:<id>)",
+            "pass a digest written by paperbrief, or keep its 📌 info lines when editing",
+        )
+    with get_store() as store:
+        documents = load_documents(store, papers)
+    report = verify_markdown(markdown, documents)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        _print_report(report)
+    if not report.ok:
+        sys.exit(EXIT_UNVERIFIED)
+
+
+COMMANDS: list[click.Command] = [verify]

@@ -1,0 +1,416 @@
+"""The LLM writer: a grounded deep read per pick, and the day-level synthesis.
+
+Entry points (the pipeline uses them when ``llm.llm_configured(profile.llm)``):
+
+* ``write_brief_llm(client, scored, document, profile, language=None) -> PaperBrief`` — one
+  call (role ``writer``) from the document's budgeted text + evidence index, the reader's
+  profile and the pick's reason. ``document`` None means abstract only.
+* ``write_briefs_llm(client, jobs, profile, language=None, on_done=None)`` — the same for
+  several picks in parallel threads (the client caps requests in flight); ``on_done`` is
+  called with each finished brief so the caller can store it at once.
+* ``write_day_llm(client, briefs, profile, language=None, *, digest_date, listing_day,
+  papers_considered, documents=None, strict=False) -> Digest`` — one call (role
+  ``writer-day``) from the per-paper briefs only; verifies the numbers against
+  ``documents`` and fills the provenance (model, tokens, cost, verified counts).
+
+Paper text is untrusted: the system prompt never contains it; it travels in the user
+message inside ``<paper>`` tags (any closing tag inside it is defused), and the answer is
+validated against a fixed schema.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date
+from importlib import resources
+from string import Template
+
+from pydantic import BaseModel, Field
+
+from paperbrief import fulltext
+from paperbrief.fulltext.document import Document
+from paperbrief.llm import LLMClient
+from paperbrief.models import (
+    ComparisonTable,
+    Digest,
+    Figure,
+    Implications,
+    PaperBrief,
+    Provenance,
+    ScoredPaper,
+    TableData,
+)
+from paperbrief.profile import Profile
+from paperbrief.write.labels import labels_for
+
+EVIDENCE_ITEMS = 80
+EVIDENCE_CHARS = 260
+LANGUAGE_NAMES = {"zh": "Chinese (简体中文)", "en": "English"}
+LANGUAGE_STYLE = {
+    "zh": "用中文写作，英文术语（模型名、benchmark、指标、方法名）保留英文原文；"
+    "把读者的研究组称为“我们”。推断内容以“推断：”开头。",
+    "en": "Address the reader's group as 'we'. Start extrapolated statements with"
+    " 'Extrapolation:'.",
+}
+RESULT_HEADERS = {
+    "zh": ("任务 / 基准", "设置 / 指标", "基线", "本文", "变化", "出处"),
+    "en": ("Task / benchmark", "Setting / metric", "Baseline", "Theirs", "Change", "Source"),
+}
+ABSTRACT_ONLY_NOTE = (
+    "\nONLY THE ABSTRACT IS AVAILABLE (no full text). Say so in the tldr, take result rows"
+    ' only from the abstract (source "Abstract"), and mark everything the abstract does not'
+    " state — method details, limitations, causes — as extrapolation.\n"
+)
+
+
+class ResultRow(BaseModel):
+    benchmark: str = Field(description="Task or benchmark.")
+    setting: str = Field(description="Setting or metric.")
+    baseline: str = Field(description="Strongest baseline and its number, as reported.")
+    theirs: str = Field(description="Their number, as reported.")
+    delta: str = Field("", description="Change, only if the paper states it.")
+    source: str = Field(description="Where in the paper: 'Table 2', 'Section 4.1', 'Abstract'.")
+
+
+class PaperRead(BaseModel):
+    """The writer's answer for one paper (becomes a ``PaperBrief``)."""
+
+    reason: str
+    tldr: str
+    problem: str
+    insight: str
+    steps: list[str]
+    difference: str
+    results: list[ResultRow]
+    result_notes: list[str]
+    limitations: list[str]
+    open_questions: list[str]
+    technique: str
+    experiment: str
+    trend: str
+    direction: str
+    contribution: str
+    figure_index: int = -1
+    figure_caption: str = ""
+
+
+class ComparisonRow(BaseModel):
+    dimension: str
+    cells: list[str]
+
+
+class DaySynthesis(BaseModel):
+    """The writer's answer for the day (becomes fields of the ``Digest``)."""
+
+    summary: str
+    theme_title: str
+    theme: str
+    short_names: list[str]
+    comparison: list[ComparisonRow]
+    closing: str
+
+
+# ------------------------------------------------------------------- prompts
+def load_prompt(name: str) -> Template:
+    """A prompt file from the package (``paperbrief/prompts/<name>.md``)."""
+    text = (resources.files("paperbrief") / "prompts" / f"{name}.md").read_text(encoding="utf-8")
+    return Template(text)
+
+
+def system_prompt(language: str) -> str:
+    """The fixed system prompt: the same for every paper of a language (no paper text)."""
+    return load_prompt("system").substitute(
+        language_name=LANGUAGE_NAMES[language], language_style=LANGUAGE_STYLE[language]
+    )
+
+
+def defuse(text: str) -> str:
+    """Paper text made safe to place between ``<paper>`` tags (it cannot close them)."""
+    return text.replace("</paper", "<\u200b/paper").replace("</picks", "<\u200b/picks")
+
+
+def describe_profile(profile: Profile) -> str:
+    """The reader profile as compact text for prompts (lines, assets, what to avoid)."""
+    lines = [f"Reader: {profile.name}"]
+    for number, line in enumerate(profile.research_lines, 1):
+        keywords = ", ".join([*line.keywords[:8], *line.keywords_zh[:4]])
+        lines.append(f"Line {number} — {line.name}: {line.description} (keywords: {keywords})")
+    if profile.assets:
+        lines.append("Assets the reader has:")
+        lines.extend(f"- {a.name} ({a.kind}): {a.description}" for a in profile.assets)
+    if profile.avoid:
+        lines.append("Less interested in: " + "; ".join(a.topic for a in profile.avoid))
+    return "\n".join(lines)
+
+
+def _budgeted_text(document: Document, max_tokens: int) -> str:
+    """The full-text stage's budgeted view; a plain ordered cut while that view is absent."""
+    view = getattr(fulltext, "budgeted_text", None)
+    if view is not None:
+        return str(view(document, max_tokens))
+    parts = [f"Title: {document.title}", f"Abstract: {document.abstract}"]
+    for section in document.sections:
+        parts.append(f"## {section.location}\n" + "\n".join(section.paragraphs))
+    for table in document.tables:
+        rows = "\n".join(" | ".join(row) for row in table.rows)
+        parts.append(f"{table.label}: {table.caption}\n{rows}")
+    return "\n\n".join(parts)[: max_tokens * 4]
+
+
+def _evidence_block(document: Document) -> str:
+    view = getattr(fulltext, "evidence_index", None)
+    if view is None:
+        return "(see the paper text)"
+    items = view(document)[:EVIDENCE_ITEMS]
+    return "\n".join(f"{e.location}: {e.text[:EVIDENCE_CHARS]}" for e in items) or "(none)"
+
+
+def _figures_block(document: Document | None) -> str:
+    if document is None or not document.figures:
+        return "(none)"
+    return "\n".join(
+        f"{index}: {figure.label} {figure.caption[:200]}".strip()
+        for index, figure in enumerate(document.figures[:12])
+    )
+
+
+def paper_messages(
+    scored: ScoredPaper, document: Document | None, profile: Profile, language: str
+) -> list[dict[str, str]]:
+    """The two messages of one deep read; exposed so tests and benchmarks can inspect them."""
+    paper = scored.paper
+    abstract_only = document is None or document.source in ("abstract", "")
+    if abstract_only or document is None:
+        text = f"Title: {paper.title}\n\nAbstract: {paper.abstract}"
+        evidence = f"Abstract: {paper.abstract}"
+        source = "abstract"
+    else:
+        text = _budgeted_text(document, profile.llm.paper_text_tokens)
+        evidence = _evidence_block(document)
+        source = document.source
+    user = load_prompt("paper_brief").substitute(
+        profile=describe_profile(profile),
+        pick_reason=scored.reason or "(none given)",
+        line=scored.line or "(none)",
+        stars=scored.stars,
+        language_name=LANGUAGE_NAMES[language],
+        abstract_only_note=ABSTRACT_ONLY_NOTE if abstract_only else "",
+        figures=_figures_block(document),
+        paper_id=paper.id,
+        source=source,
+        evidence=defuse(evidence),
+        paper_text=defuse(text),
+    )
+    return [
+        {"role": "system", "content": system_prompt(language)},
+        {"role": "user", "content": user},
+    ]
+
+
+# ------------------------------------------------------------------ per paper
+def _results_table(rows: list[ResultRow], language: str) -> TableData | None:
+    if not rows:
+        return None
+    body = tuple((r.benchmark, r.setting, r.baseline, r.theirs, r.delta, r.source) for r in rows)
+    return TableData(header=RESULT_HEADERS[language], rows=body)
+
+
+def _figure(read: PaperRead, document: Document | None) -> Figure | None:
+    if document is None or not (0 <= read.figure_index < len(document.figures)):
+        return None
+    chosen = document.figures[read.figure_index]
+    return Figure(caption=read.figure_caption or chosen.caption, url=chosen.url, label=chosen.label)
+
+
+def brief_from_read(
+    read: PaperRead, scored: ScoredPaper, document: Document | None, language: str
+) -> PaperBrief:
+    """Turn the validated answer into the shared ``PaperBrief`` value."""
+    abstract_only = document is None or document.source in ("abstract", "")
+    notes = (labels_for(language)["abstract_only"],) if abstract_only else ()
+    return PaperBrief(
+        scored=scored,
+        reason=read.reason or scored.reason,
+        tldr=read.tldr,
+        problem=read.problem,
+        insight=read.insight,
+        steps=tuple(s for s in read.steps if s.strip()),
+        difference=read.difference,
+        results=_results_table(read.results, language),
+        result_notes=tuple(read.result_notes),
+        limitations=tuple(read.limitations),
+        open_questions=tuple(read.open_questions),
+        implications=Implications(
+            technique=read.technique, experiment=read.experiment, trend=read.trend
+        ),
+        figure=_figure(read, document),
+        direction=read.direction,
+        contribution=read.contribution,
+        text_source="abstract" if abstract_only or document is None else document.source,
+        notes=notes,
+    )
+
+
+def write_brief_llm(
+    client: LLMClient,
+    scored: ScoredPaper,
+    document: Document | None,
+    profile: Profile,
+    language: str | None = None,
+) -> PaperBrief:
+    """One pick's deep read (one ``writer`` call, or none when the answer is cached)."""
+    language = language or profile.language
+    messages = paper_messages(scored, document, profile, language)
+    read = client.complete_json(
+        "writer", messages, PaperRead, max_tokens=profile.llm.writer_max_tokens
+    )
+    return brief_from_read(read, scored, document, language)
+
+
+def write_briefs_llm(
+    client: LLMClient,
+    jobs: Sequence[tuple[ScoredPaper, Document | None]],
+    profile: Profile,
+    language: str | None = None,
+    on_done: Callable[[PaperBrief], None] | None = None,
+) -> list[PaperBrief]:
+    """Deep reads for several picks in parallel, in the order given.
+
+    ``on_done`` runs (in the calling thread) as each brief finishes, so a crash later loses
+    nothing already written. The first error is re-raised after finished briefs are handed
+    to ``on_done``.
+    """
+    workers = max(1, min(client.settings.concurrency, len(jobs)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [
+            pool.submit(write_brief_llm, client, scored, document, profile, language)
+            for scored, document in jobs
+        ]
+        briefs: list[PaperBrief] = []
+        failure: BaseException | None = None
+        for future in futures:
+            try:
+                brief = future.result()
+            except Exception as error:  # keep collecting the others before re-raising
+                failure = failure or error
+                continue
+            if on_done is not None:
+                on_done(brief)
+            briefs.append(brief)
+    if failure is not None:
+        raise failure
+    return briefs
+
+
+# -------------------------------------------------------------------- per day
+def _pick_summary(brief: PaperBrief) -> dict[str, object]:
+    results = brief.results.rows if brief.results else ()
+    return {
+        "id": brief.paper.id,
+        "title": brief.paper.title,
+        "stars": brief.scored.stars,
+        "line": brief.scored.line,
+        "source": brief.text_source,
+        "reason": brief.reason,
+        "tldr": brief.tldr,
+        "insight": brief.insight,
+        "contribution": brief.contribution,
+        "results": [" | ".join(cell for cell in row if cell) for row in results],
+        "limitations": list(brief.limitations),
+        "technique": brief.implications.technique if brief.implications else "",
+    }
+
+
+def day_messages(
+    briefs: Sequence[PaperBrief], profile: Profile, language: str, papers_considered: int
+) -> list[dict[str, str]]:
+    picks = json.dumps([_pick_summary(b) for b in briefs], ensure_ascii=False, indent=1)
+    user = load_prompt("day_synthesis").substitute(
+        profile=describe_profile(profile),
+        papers_considered=papers_considered,
+        count=len(briefs),
+        picks=defuse(picks),
+    )
+    return [
+        {"role": "system", "content": system_prompt(language)},
+        {"role": "user", "content": user},
+    ]
+
+
+def _comparison(synthesis: DaySynthesis, briefs: Sequence[PaperBrief]) -> ComparisonTable | None:
+    count = len(briefs)
+    names = list(synthesis.short_names[:count])
+    names += [b.paper.title[:40] for b in briefs[len(names) :]]
+    rows = tuple(
+        (row.dimension, tuple((row.cells + [""] * count)[:count]))
+        for row in synthesis.comparison
+        if row.dimension.strip()
+    )
+    return ComparisonTable(columns=tuple(names), rows=rows) if rows and count > 1 else None
+
+
+def write_day_llm(
+    client: LLMClient,
+    briefs: Sequence[PaperBrief],
+    profile: Profile,
+    language: str | None = None,
+    *,
+    digest_date: date,
+    listing_day: date,
+    papers_considered: int,
+    documents: dict[str, Document] | None = None,
+    strict: bool = False,
+) -> Digest:
+    """The day's digest: one synthesis call over the briefs, then number verification.
+
+    With ``strict`` unsupported claims are dropped from the briefs (``verify.drop_unsupported``)
+    before the day is written, so the synthesis never sees them.
+    """
+    from paperbrief.write.verify import drop_unsupported, verify_digest
+
+    language = language or profile.language
+    documents = documents or {}
+    briefs = list(briefs)
+    known = [describe_profile(profile)]  # the reader's own numbers are not paper claims
+    if strict:
+        briefs = [drop_unsupported(b, documents.get(b.paper.id), known) for b in briefs]
+    synthesis = client.complete_json(
+        "writer-day",
+        day_messages(briefs, profile, language, papers_considered),
+        DaySynthesis,
+        max_tokens=profile.llm.writer_max_tokens,
+    )
+    comparison = _comparison(synthesis, briefs)
+    separator = "；" if language == "zh" else "; "
+    digest = Digest(
+        digest_date=digest_date,
+        listing_day=listing_day,
+        language=language,
+        title=profile.output.title.format(date=digest_date.isoformat()),
+        description=profile.output.description
+        or separator.join(b.paper.title for b in briefs)[:150],
+        briefs=tuple(briefs),
+        summary=synthesis.summary,
+        theme_title=synthesis.theme_title,
+        theme=synthesis.theme,
+        comparisons=(comparison,) if comparison else (),
+        closing=synthesis.closing,
+        papers_considered=papers_considered,
+    )
+    report = verify_digest(digest, documents, known)
+    usage = client.usage().values()
+    notes = tuple(f"{item.paper} · {item.section}: {item.text}" for item in report.unverified[:20])
+    provenance = Provenance(
+        writer=client.writer_model,
+        sources={b.paper.id: b.text_source for b in briefs},
+        numbers_checked=report.numbers,
+        numbers_verified=report.verified,
+        prompt_tokens=sum(u.prompt_tokens for u in usage),
+        completion_tokens=sum(u.completion_tokens for u in usage),
+        cost=round(sum(u.cost for u in usage), 6),
+        notes=notes,
+    )
+    return dataclasses.replace(digest, provenance=provenance)

@@ -1,0 +1,178 @@
+"""The LLM writer end to end against a real OpenAI-compatible server on 127.0.0.1."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+from llm_day import load_profile, load_replies, paper_of, picks, route_replies
+from openai_server import OpenAIServer, Reply
+
+from paperbrief.errors import BudgetExhausted, LLMError
+from paperbrief.fulltext.document import Document
+from paperbrief.llm import LLMClient
+from paperbrief.models import PaperBrief
+from paperbrief.profile import LLMSettings
+from paperbrief.render.markdown import render_markdown
+from paperbrief.store import Store, open_store
+from paperbrief.write.labels import labels_for
+from paperbrief.write.llm_writer import (
+    describe_profile,
+    system_prompt,
+    write_briefs_llm,
+    write_day_llm,
+)
+from paperbrief.write.verify import verify_markdown
+
+DAY = date(2026, 5, 24)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    with open_store(tmp_path / "paperbrief.db") as opened:
+        yield opened
+
+
+def client_for(server: OpenAIServer, store: Store, **overrides) -> LLMClient:
+    settings = LLMSettings(model="test-writer", max_retries=0, backoff_base=0, **overrides)
+    return LLMClient(settings, store, api_key=None, day="2026-05-24", base_url=server.url)
+
+
+def abstract_document(brief: PaperBrief) -> Document:
+    paper = brief.paper
+    return Document(paper.id, paper.title, paper.authors, paper.abstract, source="abstract")
+
+
+def write_day(client: LLMClient, jobs, stored: list[PaperBrief] | None = None):
+    profile = load_profile()
+    briefs = write_briefs_llm(
+        client, jobs, profile, on_done=None if stored is None else stored.append
+    )
+    documents = {scored.paper.id: doc for scored, doc in jobs if doc is not None}
+    digest = write_day_llm(
+        client,
+        briefs,
+        profile,
+        digest_date=DAY,
+        listing_day=date(2026, 5, 22),
+        papers_considered=50,
+        documents=documents,
+    )
+    return digest, documents
+
+
+def test_writes_a_full_day_end_to_end(store):
+    jobs = picks()
+    with OpenAIServer(route_replies()) as server:
+        digest, documents = write_day(client_for(server, store), jobs)
+        assert server.request_count == 4  # three deep reads + one synthesis
+    first, second, third = digest.briefs
+    assert [b.paper.id for b in digest.briefs] == ["2605.10001", "2605.10002", "2605.10003"]
+    assert third.text_source == "abstract" and third.notes
+    assert "41.3%" in first.tldr and first.text_source == "arxiv-html"
+    assert first.results is not None and first.results.rows[0][-1] == "Table 2"
+    assert first.results.header == ("任务 / 基准", "设置 / 指标", "基线", "本文", "变化", "出处")
+    assert first.figure is not None and first.figure.url.endswith("/x1.png")
+    assert first.implications is not None and "1–2 周" in first.implications.experiment
+    assert len(first.steps) == 3 and first.limitations and first.open_questions
+    assert digest.theme_title == "分工比规模更重要" and "41.3%" in digest.summary
+    (comparison,) = digest.comparisons
+    assert comparison.columns == ("StaticFirst", "TestValue", "ArkTS-LoRA")
+    assert comparison.rows[0] == ("核心方法", ("静态定位 + LLM 修复", "事后轨迹分析", "LoRA 微调"))
+    provenance = digest.provenance
+    assert provenance is not None and provenance.writer == "test-writer"
+    assert provenance.prompt_tokens > 1000 and provenance.completion_tokens > 100
+    assert provenance.numbers_checked >= 10
+    assert provenance.numbers_verified == provenance.numbers_checked, provenance.notes
+    markdown = render_markdown(digest, load_profile())
+    documents["2605.10003"] = abstract_document(third)
+    report = verify_markdown(markdown, documents, known=[describe_profile(load_profile())])
+    assert report.ok and report.numbers == provenance.numbers_checked
+    outcomes = [row["outcome"] for row in store.llm_calls()]
+    roles = [row["role"] for row in store.llm_calls()]
+    assert outcomes == ["ok"] * 4 and sorted(roles) == ["writer"] * 3 + ["writer-day"]
+
+
+def test_abstract_only_pick_is_written_as_such(store):
+    scored, document = picks()[2]
+    assert document is None
+    with OpenAIServer(route_replies()) as server:
+        (brief,) = write_briefs_llm(client_for(server, store), [(scored, None)], load_profile())
+        prompt = server.requests[0]["messages"][1]["content"]
+    assert "ONLY THE ABSTRACT IS AVAILABLE" in prompt and "extrapolation" in prompt
+    assert brief.text_source == "abstract"
+    assert brief.notes == (labels_for("zh")["abstract_only"],)
+    assert brief.figure is None
+
+
+def test_injected_instruction_stays_inside_the_paper_block(store):
+    jobs = picks()[:2]
+    with OpenAIServer(route_replies()) as server:
+        briefs = write_briefs_llm(client_for(server, store), jobs, load_profile())
+        requests = {paper_of(body): body["messages"] for body in server.requests}
+    clean, injected = requests["2605.10001"], requests["2605.10002"]
+    # The instructions are the same fixed text for every paper.
+    assert clean[0] == injected[0] == {"role": "system", "content": clean[0]["content"]}
+    assert "IGNORE ALL PREVIOUS" not in clean[0]["content"]
+    assert clean[0]["content"].startswith(system_prompt("zh"))
+    # The injected text sits only inside the delimited paper data and cannot close it.
+    user = injected[1]["content"]
+    start = user.index('<paper id="2605.10002" part="text"')
+    assert user.index("IGNORE ALL PREVIOUS") > start
+    assert user.count("</paper>") == 2 and user.rstrip().endswith("</paper>")
+    assert "IGNORE ALL PREVIOUS" not in clean[1]["content"]
+    # The other paper's answer is untouched and the schema still applied.
+    assert briefs[0].tldr.startswith("StaticFirst")
+    assert briefs[1].direction == "agent 评测方法学"
+
+
+def test_crash_after_two_papers_then_resume_makes_no_repeated_call(store):
+    jobs = picks()
+    replies_without_third = load_replies()
+    third = replies_without_third.pop("2605.10003")
+    finished: list[PaperBrief] = []
+    with OpenAIServer(route_replies(replies_without_third)) as server:
+        with pytest.raises(LLMError):
+            write_day(client_for(server, store), jobs, finished)
+        first_run = server.request_count
+    assert sorted(b.paper.id for b in finished) == ["2605.10001", "2605.10002"]
+    assert first_run == 3  # two deep reads, then the third paper failed (no retries)
+    with OpenAIServer(route_replies({**replies_without_third, "2605.10003": third})) as server:
+        digest, _ = write_day(client_for(server, store), jobs)
+        resumed = [paper_of(body) for body in server.requests]
+    assert sorted(resumed) == ["2605.10003", "day"]  # the two finished papers were not re-asked
+    assert len(digest.briefs) == 3
+    assert [r["outcome"] for r in store.llm_calls()].count("cached") == 2
+
+
+def test_budget_exhausted_stops_the_day(store):
+    jobs = picks()[:2]
+    with OpenAIServer(route_replies()) as server:
+        client = client_for(server, store, daily_token_budget=3000, concurrency=1)
+        with pytest.raises(BudgetExhausted):
+            write_day(client, jobs)
+        assert server.request_count == 1
+    assert store.llm_calls()[-1]["outcome"] == "budget-exhausted"
+
+
+def test_invalid_answer_is_repaired_with_the_validation_error(store):
+    scored, document = picks()[0]
+    with OpenAIServer(route_replies()) as server:
+        server.push(Reply(content='{"tldr": "only half an answer"}'))
+        (brief,) = write_briefs_llm(client_for(server, store), [(scored, document)], load_profile())
+        assert server.request_count == 2
+        repair = server.requests[1]["messages"][-1]["content"]
+    assert "validation error" in repair and "reason" in repair and "Field required" in repair
+    assert brief.tldr.startswith("StaticFirst")
+
+
+def test_english_digest_uses_english_headers(store):
+    scored, document = picks()[0]
+    with OpenAIServer(route_replies()) as server:
+        (brief,) = write_briefs_llm(
+            client_for(server, store), [(scored, document)], load_profile(), language="en"
+        )
+        system = server.requests[0]["messages"][0]["content"]
+    assert "Write prose in English" in system
+    assert brief.results is not None and brief.results.header[-1] == "Source"
