@@ -20,6 +20,7 @@ from test_sources_parsers import (
     ATOM_86,
     ATOM_TRUNCATED,
     FIXTURES,
+    PAGE_CURRENT,
     RSS2_4,
     api_answer,
     derived_new_page,
@@ -32,6 +33,7 @@ from paperbrief.models import Paper
 from paperbrief.sources import fetch_listing
 from paperbrief.sources.arxiv_api import fetch_papers
 from paperbrief.sources.arxiv_feed import parse_feed
+from paperbrief.sources.listing_page import parse_listing_page
 
 FEED_DAY = date(2025, 8, 20)  # a Wednesday
 
@@ -312,11 +314,50 @@ def test_paper_listings_use_the_api_primary_category(
     assert chain.listings == {"cs.AI": "cross", "cs.CL": "new"}
 
 
-def test_a_past_day_cannot_be_fetched_live(httpserver: HTTPServer, client: PoliteClient) -> None:
-    httpserver.expect_request("/atom/cs.AI").respond_with_data(ATOM_86.read_bytes())
+def _serve_pastweek(server: HTTPServer) -> list[Paper]:
+    """A feed already at Fri 22 Nov 2024 and the real astro-ph /pastweek page of that week."""
+    feed = ATOM_86.read_bytes().replace(b"2025-08-20T00:00:00", b"2024-11-22T00:00:00")
+    server.expect_request("/atom/astro-ph").respond_with_data(feed)
+    server.expect_request("/list/astro-ph/pastweek", query_string="show=2000").respond_with_data(
+        PAGE_CURRENT.read_bytes(), content_type="text/html"
+    )
+    entries = parse_listing_page(PAGE_CURRENT.read_bytes()).entries
+    catalogue = {
+        e.id: Paper(
+            id=e.id,
+            title=e.title,
+            authors=e.authors,
+            abstract=f"Abstract of {e.id}.",
+            categories=e.categories,
+            primary_category=e.primary_category,
+        )
+        for e in entries
+    }
+    server.expect_request("/api/query").respond_with_handler(api_handler(catalogue, []))
+    return list(catalogue.values())
+
+
+def test_past_day_is_read_from_the_pastweek_page(
+    httpserver: HTTPServer, client: PoliteClient
+) -> None:
+    _serve_pastweek(httpserver)
+    thursday = date(2024, 11, 21)
+    listing = fetch_listing(thursday, ["astro-ph"], client, **urls(httpserver))
+    assert listing.source == "arxiv-pastweek-page"
+    assert len(listing.papers) == 67  # "Thu, 21 Nov 2024 (showing 67 of 67 entries )"
+    assert Counter(p.listings["astro-ph"] for p in listing.papers) == {"new": 56, "cross": 11}
+    survey = next(p for p in listing.papers if p.id == "2411.13551")
+    assert survey.abstract == "Abstract of 2411.13551." and survey.announced == "2024-11-21"
+    assert any("announces 2024-11-22, not 2024-11-21" in note for note in listing.notes)
+    assert not any("/new" in entry[0].path for entry in httpserver.log)  # skipped: also newer
+
+
+def test_day_older_than_the_pastweek_is_fetch_failed(
+    httpserver: HTTPServer, client: PoliteClient
+) -> None:
+    _serve_pastweek(httpserver)
     with pytest.raises(EmptyDay) as caught:
-        fetch_listing(date(2025, 8, 18), ["cs.AI"], client, **urls(httpserver))
+        fetch_listing(date(2024, 11, 11), ["astro-ph"], client, **urls(httpserver))
     assert caught.value.reason == "fetch_failed"
-    assert "newest listing (2025-08-20)" in caught.value.message
+    assert "older than the past week" in caught.value.message
     assert "--listing" in caught.value.hint
-    assert len(httpserver.log) == 1

@@ -17,6 +17,7 @@ from paperbrief.sources import (
     latest_listing_day,
     listing_day_for,
     load_snapshot,
+    previous_listing_day,
 )
 from paperbrief.sources.arxiv_api import parse_api_feed
 from paperbrief.sources.arxiv_feed import feed_url, parse_feed, split_authors
@@ -230,6 +231,7 @@ def test_listing_day_for_digest_dates() -> None:
     assert listing_day_for(date(2026, 5, 24)) == friday  # Sunday
     assert listing_day_for(date(2026, 5, 25)) == friday  # Monday
     assert listing_day_for(date(2026, 5, 27)) == date(2026, 5, 26)  # Wednesday -> Tuesday
+    assert previous_listing_day(date(2026, 5, 25)) == friday  # the listing before Monday's
     for offset in range(14):
         day = date(2026, 5, 18 + offset)
         if day.weekday() < 5:

@@ -13,7 +13,7 @@ is "new" unless its ``<dt>`` says it is a cross-list or a replacement.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from lxml import etree, html
@@ -23,6 +23,8 @@ from paperbrief.models import split_arxiv_id
 
 _CATEGORY = re.compile(r"\(([a-z\-]+(?:\.[A-Za-z\-]+)?)\)\s*$")
 _DATELINE = re.compile(r"(\d{1,2}\s+[A-Z][a-z]+\s+\d{4})")
+_DAY_HEADING = re.compile(r"^[A-Z][a-z]{2},\s+(\d{1,2}\s+[A-Z][a-z]+\s+\d{4})")
+_SHOWING = re.compile(r"showing (?:first )?(\d+) of (\d+) entr", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -38,17 +40,29 @@ class PageEntry:
     comment: str | None = None
     categories: tuple[str, ...] = ()  # primary first
     primary_category: str = ""
+    day: date | None = None  # the listing day it belongs to, when the page says
 
 
 @dataclass(frozen=True)
 class ListingPage:
     entries: tuple[PageEntry, ...]
     day: date | None  # from "Showing new listings for ...", when the page says so
+    incomplete_days: tuple[date, ...] = ()  # /pastweek days shown only in part
+
+    @property
+    def days(self) -> tuple[date, ...]:
+        """The listing days the entries belong to, newest first."""
+        return tuple(sorted({e.day for e in self.entries if e.day}, reverse=True))
 
 
 def listing_page_url(base: str, category: str) -> str:
     """``https://arxiv.org/list`` + ``cs.SE`` -> ``https://arxiv.org/list/cs.SE/new``."""
     return f"{base.rstrip('/')}/{category}/new"
+
+
+def pastweek_page_url(base: str, category: str) -> str:
+    """``https://arxiv.org/list`` + ``cs.SE`` -> ``.../list/cs.SE/pastweek``."""
+    return f"{base.rstrip('/')}/{category}/pastweek"
 
 
 def parse_listing_page(content: bytes, source: str = "arXiv listing page") -> ListingPage:
@@ -71,20 +85,43 @@ def parse_listing_page(content: bytes, source: str = "arXiv listing page") -> Li
             f"{source} has no listing (no <dl> of articles)",
             hint="arXiv sent an error page or changed its markup; use --listing FILE",
         )
+    page_day = _dateline_day(document)
     section_kind: str | None = None
+    section_day = page_day
+    incomplete: list[date] = []
     entries: list[PageEntry] = []
     pending: tuple[str, int | None, str] | None = None
     for element in document.xpath("//h3 | //dt | //dd"):
         if element.tag == "h3":
-            section_kind = _section_kind(_clean(element.text_content()))
+            heading = _clean(element.text_content())
+            section_kind = _section_kind(heading)
+            section_day = _heading_day(heading) or page_day
+            showing = _SHOWING.search(heading)
+            if section_day and showing and int(showing.group(1)) < int(showing.group(2)):
+                incomplete.append(section_day)
         elif element.tag == "dt":
             pending = _identify(element, section_kind)
         elif element.tag == "dd" and pending is not None:
-            entries.append(_entry(pending, element))
+            entries.append(replace(_entry(pending, element), day=section_day))
             pending = None
     if pending is not None:
-        entries.append(PageEntry(id=pending[0], version=pending[1], kind=pending[2]))
-    return ListingPage(entries=tuple(entries), day=_dateline_day(document))
+        entries.append(
+            PageEntry(id=pending[0], version=pending[1], kind=pending[2], day=section_day)
+        )
+    return ListingPage(entries=tuple(entries), day=page_day, incomplete_days=tuple(incomplete))
+
+
+def _heading_day(heading: str) -> date | None:
+    """``Fri, 22 Nov 2024 (showing 75 of 75 entries )`` -> 2024-11-22."""
+    match = _DAY_HEADING.match(heading)
+    if not match:
+        return None
+    for pattern in ("%d %b %Y", "%d %B %Y"):
+        try:
+            return datetime.strptime(match.group(1), pattern).date()
+        except ValueError:
+            continue
+    return None
 
 
 def _section_kind(heading: str) -> str | None:
