@@ -1,0 +1,198 @@
+"""The short form of a digest that chat messages, e-mail subjects and the feed are made of.
+
+``Announcement`` is built either from a ``models.Digest`` (right after the pipeline wrote it)
+or from the JSON body the store keeps (``paperbrief send`` for an older day), so delivery
+never needs more than the day's summary and the overview rows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+from paperbrief.models import Digest, digest_from_dict
+
+# Labels of the short message, per digest language.
+MESSAGE_LABELS: dict[str, dict[str, str]] = {
+    "zh": {
+        "summary": "今日总结",
+        "overview": "今日全览",
+        "full": "阅读全文",
+        "more": "另有 {n} 篇，见全文",
+    },
+    "en": {
+        "summary": "Summary",
+        "overview": "Overview",
+        "full": "Read the full digest",
+        "more": "{n} more in the full digest",
+    },
+}
+
+
+def labels_for(language: str) -> dict[str, str]:
+    return MESSAGE_LABELS.get(language, MESSAGE_LABELS["en"])
+
+
+@dataclass(frozen=True)
+class AnnouncedPaper:
+    """One row of the overview: enough to name, rate and link a pick."""
+
+    id: str
+    title: str
+    stars: int
+    direction: str = ""
+    contribution: str = ""
+
+    @property
+    def url(self) -> str:
+        return f"https://arxiv.org/abs/{self.id}"
+
+
+@dataclass(frozen=True)
+class Announcement:
+    digest_date: date
+    language: str
+    title: str
+    summary: str
+    description: str
+    papers: tuple[AnnouncedPaper, ...]
+    link: str = ""  # public URL of the full digest; empty when none is configured
+
+
+def digest_link(template: str, digest_date: date) -> str:
+    return template.replace("{date}", digest_date.isoformat()) if template else ""
+
+
+def announcement_from_digest(digest: Digest, link: str = "") -> Announcement:
+    return Announcement(
+        digest_date=digest.digest_date,
+        language=digest.language,
+        title=digest.title,
+        summary=digest.summary,
+        description=digest.description,
+        papers=tuple(
+            AnnouncedPaper(
+                id=brief.paper.id,
+                title=brief.paper.title,
+                stars=brief.scored.stars,
+                direction=brief.direction,
+                contribution=brief.contribution,
+            )
+            for brief in digest.briefs
+        ),
+        link=link,
+    )
+
+
+def announcement_from_json(body: str, link: str = "") -> Announcement:
+    """The announcement of a digest stored as JSON (``models.to_json``)."""
+    return announcement_from_digest(digest_from_dict(json.loads(body)), link)
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How one chat platform writes bold text and links, and how size is counted."""
+
+    bold: Callable[[str], str]
+    link: Callable[[str, str], str]
+    measure: Callable[[str], int]
+    heading: Callable[[str], str]
+    escape: Callable[[str], str] = str
+
+
+def _md_text(text: str) -> str:
+    return re.sub(r"[\[\]]", lambda m: "(" if m.group() == "[" else ")", text)
+
+
+def _slack_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def utf8_size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+MARKDOWN = Dialect(
+    bold=lambda text: f"**{text}**",
+    link=lambda text, url: f"[{_md_text(text)}]({url})",
+    measure=len,
+    heading=lambda text: f"**{text}**",
+)
+MARKDOWN_BYTES = Dialect(
+    bold=MARKDOWN.bold, link=MARKDOWN.link, measure=utf8_size, heading=MARKDOWN.heading
+)
+PLAIN = Dialect(bold=str, link=lambda text, url: f"{text} {url}", measure=len, heading=str)
+SLACK = Dialect(
+    bold=lambda text: f"*{_slack_escape(text)}*",
+    link=lambda text, url: f"<{url}|{_slack_escape(text).replace('|', '/')}>",
+    measure=len,
+    heading=lambda text: f"*{_slack_escape(text)}*",
+    escape=_slack_escape,
+)
+
+
+def _shorten(text: str, budget: int, measure: Callable[[str], int]) -> str:
+    if measure(text) <= budget:
+        return text
+    if budget <= 1:
+        return ""
+    low, high = 0, len(text)
+    while low < high:  # longest prefix that fits with the ellipsis
+        middle = (low + high + 1) // 2
+        if measure(text[:middle] + "…") <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low].rstrip() + "…" if low else ""
+
+
+def compose_message(announcement: Announcement, dialect: Dialect, limit: int) -> str:
+    """The chat text: title, summary, overview rows with stars and links, full-digest link.
+
+    Never longer than ``limit`` as ``dialect.measure`` counts. The title, the link and the
+    first overview rows are kept; the summary is shortened first, then trailing rows are
+    replaced by a "N more" line.
+    """
+    labels = labels_for(announcement.language)
+    header = dialect.bold(announcement.title)
+    footer = dialect.link(labels["full"] + " →", announcement.link) if announcement.link else ""
+    rows = []
+    for paper in announcement.papers:
+        line = f"{'⭐' * max(paper.stars, 0)} {dialect.link(paper.title, paper.url)}"
+        detail = dialect.escape(
+            " · ".join(part for part in (paper.direction, paper.contribution) if part)
+        )
+        rows.append(f"{line}\n{detail}" if detail else line)
+    overview = dialect.heading(labels["overview"])
+
+    def joined(summary: str, kept: list[str], dropped: int) -> str:
+        parts = [header]
+        if summary:
+            parts.append(summary)
+        if kept:
+            parts.append("\n".join([overview, *kept]))
+        if dropped:
+            parts.append(labels["more"].format(n=dropped))
+        if footer:
+            parts.append(footer)
+        return "\n\n".join(parts)
+
+    summary = dialect.escape(announcement.summary.strip())
+    minimum_summary = min(dialect.measure(summary), 160)
+    kept: list[str] = []
+    for index, row in enumerate(rows):
+        dropped = len(rows) - index - 1
+        trial = joined("", [*kept, row], dropped)
+        if dialect.measure(trial) + minimum_summary + 2 > limit:
+            break
+        kept.append(row)
+    dropped = len(rows) - len(kept)
+    base = dialect.measure(joined("", kept, dropped))
+    summary = _shorten(summary, limit - base - 2, dialect.measure)
+    text = joined(summary, kept, dropped)
+    if dialect.measure(text) > limit:  # pathological limits: fall back to a hard cut
+        text = _shorten(text, limit, dialect.measure)
+    return text

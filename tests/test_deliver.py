@@ -1,0 +1,256 @@
+"""Delivery: webhooks to a loopback HTTP server, blog folder with git, Atom feed, and the
+send-once / retry-on-failure bookkeeping in the store."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import subprocess
+import urllib.parse
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+from paperbrief.deliver import deliver_digest, deliver_stored
+from paperbrief.deliver.message import announcement_from_digest
+from paperbrief.deliver.webhooks import WebhookSender
+from paperbrief.errors import DeliveryError
+from paperbrief.models import digest_from_dict, to_json
+from paperbrief.profile import (
+    BlogSettings,
+    DeliverySettings,
+    FeedSettings,
+    WebhookSettings,
+    parse_profile,
+)
+from paperbrief.render import render_html, render_markdown
+from paperbrief.store import open_store
+
+FIXTURES = Path(__file__).parent / "fixtures" / "deliver"
+DAY = date(2026, 5, 22)
+NOW = 1_780_000_000.25
+
+
+def _sample():
+    profile = parse_profile((FIXTURES / "profile.toml").read_text(encoding="utf-8"))
+    body = (FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8")
+    digest = digest_from_dict(json.loads(body))
+    return profile, digest
+
+
+def _configure(profile, **settings):
+    return profile.model_copy(update={"delivery": DeliverySettings(**settings)})
+
+
+def _post(httpserver: HTTPServer, kind: str, secret: str = "") -> dict:
+    profile, digest = _sample()
+    announcement = announcement_from_digest(digest, "https://blog.example/2026-05-22/")
+    sender = WebhookSender(kind, httpserver.url_for(f"/{kind}"), secret, clock=lambda: NOW)
+    httpserver.expect_oneshot_request(f"/{kind}", method="POST").respond_with_json(
+        {"code": 0, "errcode": 0}
+    )
+    sender.send(announcement)
+    request, _ = httpserver.log[-1]
+    assert request.headers["Content-Type"].startswith("application/json")
+    return {"json": json.loads(request.data), "args": request.args, "raw": request.data,
+            "headers": request.headers}  # fmt: skip
+
+
+def test_feishu_card_is_signed_with_timestamp_and_secret(httpserver: HTTPServer) -> None:
+    got = _post(httpserver, "feishu", secret="feishu-secret")
+    payload = got["json"]
+    expected = base64.b64encode(
+        hmac.new(f"{int(NOW)}\nfeishu-secret".encode(), b"", hashlib.sha256).digest()
+    ).decode()
+    assert payload["timestamp"] == str(int(NOW)) and payload["sign"] == expected
+    assert payload["msg_type"] == "interactive"
+    text = payload["card"]["elements"][0]["content"]
+    assert "今日全览" in text and "⭐⭐⭐⭐⭐" in text
+    assert "[Measuring the Marginal Value" in text and "(https://arxiv.org/abs/2605.10001)" in text
+    assert "https://blog.example/2026-05-22/" in text
+
+
+def test_dingtalk_signature_travels_in_the_url(httpserver: HTTPServer) -> None:
+    got = _post(httpserver, "dingtalk", secret="SECabc")
+    timestamp = got["args"]["timestamp"]
+    assert timestamp == str(int(NOW * 1000))
+    expected = base64.b64encode(
+        hmac.new(b"SECabc", f"{timestamp}\nSECabc".encode(), hashlib.sha256).digest()
+    ).decode()
+    assert got["args"]["sign"] == expected
+    assert got["json"]["msgtype"] == "markdown"
+    assert got["json"]["markdown"]["title"] == "arXiv 每日速递 2026-05-22"
+
+
+def test_slack_uses_mrkdwn_links_and_escapes_angle_brackets(httpserver: HTTPServer) -> None:
+    text = _post(httpserver, "slack")["json"]["text"]
+    assert "<https://arxiv.org/abs/2605.10001|Measuring the Marginal Value" in text
+    assert "&lt;script&gt;" in text and "<script>" not in text
+
+
+def test_wecom_discord_and_generic_payloads(httpserver: HTTPServer) -> None:
+    assert "今日全览" in _post(httpserver, "wecom")["json"]["markdown"]["content"]
+    discord = _post(httpserver, "discord")["json"]
+    assert discord["allowed_mentions"] == {"parse": []} and "⭐" in discord["content"]
+    generic = _post(httpserver, "generic", secret="g")
+    body = generic["json"]
+    assert body["date"] == "2026-05-22" and body["papers"][0]["id"] == "2605.10001"
+    assert body["papers"][0]["stars"] == 5
+    expected = "sha256=" + hmac.new(b"g", generic["raw"], hashlib.sha256).hexdigest()
+    assert generic["headers"]["X-Paperbrief-Signature"] == expected
+
+
+def test_messages_respect_platform_size_limits(httpserver: HTTPServer) -> None:
+    profile, digest = _sample()
+    brief = digest.briefs[0]
+    many = tuple(
+        replace(
+            brief, scored=replace(brief.scored, paper=replace(brief.paper, id=f"2605.2{i:04d}"))
+        )
+        for i in range(60)
+    )
+    big = replace(digest, briefs=many, summary="很长的总结。" * 2000)
+    announcement = announcement_from_digest(big, "https://blog.example/full")
+    sizes = {"discord": 2000, "wecom": 4096, "slack": 4000}
+    for kind, limit in sizes.items():
+        httpserver.expect_oneshot_request(f"/{kind}").respond_with_json({"errcode": 0})
+        WebhookSender(kind, httpserver.url_for(f"/{kind}")).send(announcement)
+        payload = json.loads(httpserver.log[-1][0].data)
+        text = {"discord": payload.get("content"), "slack": payload.get("text")}.get(kind) or (
+            payload["markdown"]["content"]
+        )
+        measured = len(text.encode()) if kind == "wecom" else len(text)
+        assert measured <= limit, (kind, measured)
+        assert "https://blog.example/full" in text  # the link to the full digest survives
+        assert "2605.20000" in text  # the first picks survive, trailing ones are counted
+        assert "篇，见全文" in text
+
+
+def test_platform_error_code_in_a_200_answer_is_a_failure(httpserver: HTTPServer) -> None:
+    _, digest = _sample()
+    httpserver.expect_request("/feishu").respond_with_json({"code": 19021, "msg": "sign fail"})
+    with pytest.raises(DeliveryError, match="19021"):
+        WebhookSender("feishu", httpserver.url_for("/feishu"), "x").send(
+            announcement_from_digest(digest)
+        )
+
+
+def test_failed_webhook_is_recorded_retried_next_run_and_never_resent(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    profile, digest = _sample()
+    blog = tmp_path / "blog"
+    blog.mkdir()
+    profile = _configure(
+        profile,
+        blog=BlogSettings(folder=str(blog)),
+        webhooks=[
+            WebhookSettings(kind="slack", url_env="SLACK_URL"),
+            WebhookSettings(kind="discord", url_env="DISCORD_URL"),
+        ],
+    )
+    environ = {"SLACK_URL": httpserver.url_for("/slack"), "DISCORD_URL": httpserver.url_for("/d")}
+    markdown, html = render_markdown(digest, profile), render_html(digest, profile)
+    httpserver.expect_ordered_request("/slack").respond_with_data("boom", status=500)
+    httpserver.expect_request("/d").respond_with_data("", status=204)
+    with open_store(tmp_path / "pb.db") as store:
+        first = deliver_digest(store, profile, DAY, markdown, html, digest, environ=environ)
+        assert {r.channel: r.status for r in first} == {
+            "blog": "sent", "slack": "failed", "discord": "sent"
+        }  # fmt: skip
+        failed = next(r for r in first if r.channel == "slack")
+        assert "HTTP 500" in failed.detail and failed.attempts == 1
+        row = store.delivery_status(DAY, "slack")
+        assert row["status"] == "failed" and "HTTP 500" in row["last_error"]
+        assert (blog / "2026-05-22.md").read_text(encoding="utf-8") == markdown
+
+        httpserver.expect_ordered_request("/slack").respond_with_data("ok")
+        second = deliver_digest(store, profile, DAY, markdown, html, digest, environ=environ)
+        assert {r.channel: r.status for r in second} == {
+            "blog": "already-sent", "slack": "sent", "discord": "already-sent"
+        }  # fmt: skip
+        assert store.delivery_status(DAY, "slack")["attempts"] == 2
+
+        requests_before = len(httpserver.log)
+        third = deliver_digest(store, profile, DAY, markdown, html, digest, environ=environ)
+        assert all(r.status == "already-sent" for r in third)
+        assert len(httpserver.log) == requests_before  # a rerun does not resend
+
+
+def test_send_resends_a_stored_digest_on_purpose(httpserver: HTTPServer, tmp_path: Path) -> None:
+    profile, digest = _sample()
+    profile = _configure(
+        profile, webhooks=[WebhookSettings(kind="wecom", name="team", url_env="U")]
+    )
+    environ = {"U": httpserver.url_for("/wecom")}
+    httpserver.expect_request("/wecom").respond_with_json({"errcode": 0})
+    markdown, html = render_markdown(digest, profile), render_html(digest, profile)
+    with open_store(tmp_path / "pb.db") as store:
+        store.save_digest(DAY, "zh", digest.listing_day, "offline", digest.title, markdown, html,
+                          to_json(digest))  # fmt: skip
+        assert deliver_stored(store, profile, DAY, environ=environ)[0].status == "sent"
+        assert deliver_stored(store, profile, DAY, environ=environ)[0].status == "already-sent"
+        again = deliver_stored(store, profile, DAY, channels=["team"], force=True, environ=environ)
+        assert again[0].status == "sent" and again[0].attempts == 2
+        assert len(httpserver.log) == 2
+        with pytest.raises(DeliveryError, match="unknown or unconfigured channel"):
+            deliver_stored(store, profile, DAY, channels=["email"], environ=environ)
+        with pytest.raises(DeliveryError, match="no digest stored"):
+            deliver_stored(store, profile, date(2026, 5, 25), environ=environ)
+
+
+def test_blog_post_is_committed_with_git(tmp_path: Path) -> None:
+    profile, digest = _sample()
+    repo = tmp_path / "site"
+    content = repo / "content" / "posts"
+    content.mkdir(parents=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "config", "user.name", "t"], check=True)
+    subprocess.run([*git, "config", "user.email", "t@example.org"], check=True)
+    (repo / "unrelated.txt").write_text("not mine")
+    profile = _configure(profile, blog=BlogSettings(folder=str(content), git_commit=True))
+    markdown = render_markdown(digest, profile)
+    with open_store(tmp_path / "pb.db") as store:
+        results = deliver_digest(store, profile, DAY, markdown, "", digest, environ={})
+    assert results[0].status == "sent", results
+    log = subprocess.run([*git, "log", "--name-only", "--format=%s"], capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    assert "arXiv digest 2026-05-22" in log and "content/posts/2026-05-22.md" in log
+    assert "unrelated.txt" not in log
+    assert markdown.startswith("---\ntitle:")  # front matter reaches the blog untouched
+
+
+def test_feed_lists_recent_digests_escaped(tmp_path: Path) -> None:
+    profile, digest = _sample()
+    feed_path = tmp_path / "public" / "feed.xml"
+    profile = _configure(
+        profile,
+        link="https://blog.example/posts/{date}/",
+        feed=FeedSettings(path=str(feed_path), size=2),
+    )
+    with open_store(tmp_path / "pb.db") as store:
+        for day in (date(2026, 5, 19), date(2026, 5, 20), date(2026, 5, 21)):
+            older = replace(digest, digest_date=day, title=f"arXiv 每日速递 {day}")
+            store.save_digest(day, "zh", day, "offline", older.title, "md",
+                              render_html(older, profile), to_json(older))  # fmt: skip
+        results = deliver_digest(
+            store, profile, DAY, render_markdown(digest, profile), render_html(digest, profile),
+            digest, environ={},
+        )  # fmt: skip
+    assert results[0].status == "sent"
+    root = ET.parse(feed_path).getroot()
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    titles = [node.text for node in root.findall("a:entry/a:title", ns)]
+    assert titles == ["arXiv 每日速递 2026-05-22", "arXiv 每日速递 2026-05-21"]
+    links = [node.get("href") for node in root.findall("a:entry/a:link", ns)]
+    assert links[0] == "https://blog.example/posts/2026-05-22/"
+    content = root.find("a:entry/a:content", ns).text
+    assert "&lt;script&gt;" in content and "<script>" not in content
+    assert urllib.parse.urlparse(links[1]).path == "/posts/2026-05-21/"

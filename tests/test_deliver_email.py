@@ -1,0 +1,176 @@
+"""E-mail delivery against a real SMTP server on 127.0.0.1 (aiosmtpd), STARTTLS and SSL."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import json
+import shutil
+import socket
+import ssl
+import subprocess
+from datetime import date
+from email.header import decode_header, make_header
+from pathlib import Path
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+
+from paperbrief.deliver import deliver_digest
+from paperbrief.models import digest_from_dict
+from paperbrief.profile import DeliverySettings, EmailSettings, parse_profile
+from paperbrief.render import render_html, render_markdown
+from paperbrief.store import open_store
+
+FIXTURES = Path(__file__).parent / "fixtures" / "deliver"
+DAY = date(2026, 5, 22)
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.messages: list[tuple[list[str], bytes]] = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append((list(envelope.rcpt_tos), envelope.original_content))
+        return "250 OK"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl CLI not found: cannot make a certificate for the TLS SMTP test")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+def _authenticator(server, session, envelope, mechanism, auth_data):
+    ok = isinstance(auth_data, LoginPassword) and auth_data.password == b"s3cret"
+    return AuthResult(
+        success=ok, handled=False, message=None if ok else "535 5.7.8 Bad credentials"
+    )
+
+
+def _sample():
+    profile = parse_profile((FIXTURES / "profile.toml").read_text(encoding="utf-8"))
+    body = (FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8")
+    digest = digest_from_dict(json.loads(body))
+    return profile, digest, render_markdown(digest, profile), render_html(digest, profile)
+
+
+def _with_email(profile, port: int, security: str, cert: Path):
+    settings = EmailSettings(
+        smtp_host="127.0.0.1",
+        smtp_port=port,
+        security=security,
+        username="reader",
+        password_env="TEST_SMTP_PASSWORD",
+        sender="paperbrief <bot@example.org>",
+        to=["a@example.org", "b@example.org"],
+        ca_file=str(cert),
+    )
+    return profile.model_copy(update={"delivery": DeliverySettings(email=settings)})
+
+
+def _tls_context(cert: Path, key: Path) -> ssl.SSLContext:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
+
+
+@pytest.mark.parametrize("security", ["starttls", "ssl"])
+def test_mail_arrives_with_chinese_subject_and_both_parts(
+    tmp_path: Path, certificate: tuple[Path, Path], security: str
+) -> None:
+    cert, key = certificate
+    inbox = Inbox()
+    port = _free_port()
+    options = dict(authenticator=_authenticator, auth_require_tls=True)
+    if security == "ssl":
+        # aiosmtpd only counts STARTTLS as TLS for auth_require_tls; implicit TLS is TLS too.
+        options["auth_require_tls"] = False
+        controller = Controller(
+            inbox, hostname="127.0.0.1", port=port, ssl_context=_tls_context(cert, key), **options
+        )
+    else:
+        controller = Controller(
+            inbox,
+            hostname="127.0.0.1",
+            port=port,
+            tls_context=_tls_context(cert, key),
+            require_starttls=True,
+            **options,
+        )
+    controller.start()
+    try:
+        profile, digest, markdown, html = _sample()
+        profile = _with_email(profile, port, security, cert)
+        with open_store(tmp_path / "pb.db") as store:
+            results = deliver_digest(
+                store, profile, DAY, markdown, html, digest,
+                environ={"TEST_SMTP_PASSWORD": "s3cret"},
+            )  # fmt: skip
+    finally:
+        controller.stop()
+    assert [(r.channel, r.status) for r in results] == [("email", "sent")], results
+    assert len(inbox.messages) == 1
+    recipients, raw = inbox.messages[0]
+    assert recipients == ["a@example.org", "b@example.org"]
+    assert b"=?utf-8?" in raw.lower()  # the Chinese subject travels RFC 2047-encoded
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    assert str(make_header(decode_header(raw.split(b"Subject: ")[1].split(b"\r\n")[0].decode()))) \
+        == "arXiv 每日速递 2026-05-22"  # fmt: skip
+    assert message["Subject"] == "arXiv 每日速递 2026-05-22"
+    plain = message.get_body(preferencelist=("plain",)).get_content()
+    rich = message.get_body(preferencelist=("html",)).get_content()
+    assert "## 今日总结" in plain and not plain.startswith("---")  # no front matter
+    assert "<style" not in rich and "<script>alert" not in rich
+    assert "&lt;script&gt;" in rich  # paper text stays escaped
+    assert 'style="' in rich and "今日全览" in rich and "overflow-x:auto" in rich
+
+
+def test_wrong_password_is_recorded_as_failure(tmp_path: Path, certificate) -> None:
+    cert, key = certificate
+    port = _free_port()
+    controller = Controller(
+        Inbox(), hostname="127.0.0.1", port=port, tls_context=_tls_context(cert, key),
+        require_starttls=True, authenticator=_authenticator, auth_require_tls=True,
+        auth_exclude_mechanism=["LOGIN"],
+    )  # fmt: skip
+    controller.start()
+    try:
+        profile, digest, markdown, html = _sample()
+        profile = _with_email(profile, port, "starttls", cert)
+        with open_store(tmp_path / "pb.db") as store:
+            results = deliver_digest(
+                store, profile, DAY, markdown, html, digest,
+                environ={"TEST_SMTP_PASSWORD": "wrong"},
+            )  # fmt: skip
+            row = store.delivery_status(DAY, "email")
+    finally:
+        controller.stop()
+    assert results[0].status == "failed" and "SMTPAuthenticationError" in results[0].detail
+    assert row["status"] == "failed" and row["attempts"] == 1
+
+
+def test_missing_password_variable_says_which_to_export(tmp_path: Path, certificate) -> None:
+    cert, _ = certificate
+    profile, digest, markdown, html = _sample()
+    profile = _with_email(profile, _free_port(), "starttls", cert)
+    with open_store(tmp_path / "pb.db") as store:
+        results = deliver_digest(store, profile, DAY, markdown, html, digest, environ={})
+    assert results[0].status == "failed"
+    assert "export TEST_SMTP_PASSWORD" in results[0].detail
