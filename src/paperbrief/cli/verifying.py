@@ -8,10 +8,18 @@ from pathlib import Path
 
 import click
 
-from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
-from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError
+from paperbrief.cli.common import (
+    CONTEXT,
+    console,
+    get_profile,
+    get_store,
+    handle_errors,
+    profile_option,
+)
+from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError, ProfileError
 from paperbrief.fulltext.document import Document, document_from_json
 from paperbrief.store import Store
+from paperbrief.write.llm_writer import describe_profile
 from paperbrief.write.verify import VerifyReport, covered_papers, verify_markdown
 
 
@@ -58,13 +66,15 @@ def _print_report(report: VerifyReport) -> None:
 @click.command("verify", context_settings=CONTEXT)
 @click.argument("digest", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
+@profile_option
 @handle_errors
-def verify(digest: Path, as_json: bool) -> None:
+def verify(digest: Path, as_json: bool, profile_path: Path | None) -> None:
     """Check every number in DIGEST.md against the stored papers it covers.
 
     Looks at TL;DR, key results, reading the results, the day's summary and the overview
     table; a number counts as verified when the paper's text, tables or abstract hold it.
-    Exits 0 when everything is verified and 3 when something is not.
+    Numbers the reader's profile states (their own findings) are accepted too, when a
+    profile is found. Exits 0 when everything is verified and 3 when something is not.
     """
     if not digest.exists():
         raise PaperbriefError(
@@ -79,7 +89,11 @@ def verify(digest: Path, as_json: bool) -> None:
         )
     with get_store() as store:
         documents = load_documents(store, papers)
-    report = verify_markdown(markdown, documents)
+    try:
+        known = [describe_profile(get_profile(profile_path))]
+    except ProfileError:
+        known = []  # no profile: check against the papers alone
+    report = verify_markdown(markdown, documents, known)
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:

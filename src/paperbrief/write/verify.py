@@ -226,8 +226,12 @@ def drop_unsupported(
         return all(_supported(value, pool) for _, value in claims_in(text))
 
     def keep_sentences(text: str) -> str:
-        parts = re.split(r"(?<=[。！？.!?])\s*", text)
-        return " ".join(part for part in parts if part and fine(part)).strip()
+        parts = re.split(r"(?<=[。！？；])|(?<=[.!?;])\s+", text)
+        kept = [p.strip() for p in parts if p and p.strip() and fine(p)]
+        return "".join(
+            part if not index or kept[index - 1][-1] in "。！？；" else " " + part
+            for index, part in enumerate(kept)
+        )
 
     results = brief.results
     if results is not None:
