@@ -1,0 +1,135 @@
+"""The daily pipeline end to end on a real (trimmed) listing day, offline, with the real
+embedding model and a real SQLite store: publish once, resume after a crash, say why a day
+is empty."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import date
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+from click.testing import CliRunner
+
+from paperbrief.cli import cli
+from paperbrief.errors import EXIT_FETCH_FAILED, EXIT_NOTHING_PASSED, EmptyDay
+from paperbrief.pipeline import QuietReporter, RunOptions, Services, run_day
+from paperbrief.profile import load_profile
+from paperbrief.rank import Embedder
+from paperbrief.store import open_store
+
+from conftest import EXAMPLE_PROFILE, FIXTURES
+
+LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
+T = TypeVar("T")
+pytestmark = pytest.mark.slow
+
+
+class CrashAfter(QuietReporter):
+    """A reporter that dies after ``count`` papers, like a process killed half way."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def track(self, items: Sequence[T], description: str) -> Iterable[T]:
+        for index, item in enumerate(items):
+            if index == self.count:
+                raise KeyboardInterrupt("killed half way")
+            yield item
+
+
+def _run(store, tmp_path: Path, reporter=None, **options):
+    profile = load_profile(EXAMPLE_PROFILE)
+    return run_day(
+        store,
+        profile,
+        RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", offline=True, **options),
+        Services(embedder=Embedder(cache=store)),
+        today=date(2026, 5, 23),
+        reporter=reporter,
+    )
+
+
+def test_run_publishes_once_and_a_rerun_reuses_everything(tmp_path: Path):
+    with open_store(tmp_path / "db.sqlite") as store:
+        first = _run(store, tmp_path)
+        assert first.listing_day == date(2026, 5, 22)
+        assert first.digest_date == date(2026, 5, 23)
+        assert 3 <= len(first.picks) <= 4
+        markdown = first.files["markdown"]
+        assert markdown.name == "2026-05-23.md" and first.files["html"].exists()
+        text = markdown.read_text(encoding="utf-8")
+        for pick in first.picks:
+            assert f"### {pick.paper.title.split(':')[0]}" in text
+        mtime = markdown.stat().st_mtime_ns
+
+        again = _run(store, tmp_path)
+        assert again.reused and markdown.stat().st_mtime_ns == mtime
+        assert len(store.list_digests()) == 1
+
+        forced = _run(store, tmp_path, force=True)
+        assert not forced.reused
+        assert [p.paper.id for p in forced.picks] == [p.paper.id for p in first.picks]
+
+
+def test_crash_half_way_then_resume_keeps_what_was_done(tmp_path: Path):
+    with open_store(tmp_path / "db.sqlite") as store:
+        with pytest.raises(KeyboardInterrupt):
+            _run(store, tmp_path, reporter=CrashAfter(2))
+        picks = store.load_pick_ids(date(2026, 5, 23))
+        assert len(picks) >= 3
+        written = [
+            pid for pid in picks if store.load_brief(date(2026, 5, 23), pid, "zh", "offline")
+        ]
+        assert written == picks[:2]  # the two finished briefs survived the crash
+        assert store.load_scores(date(2026, 5, 22))  # and so did the ranking
+        assert store.load_digest(date(2026, 5, 23)) is None
+
+        resumed = _run(store, tmp_path)
+        assert [p.paper.id for p in resumed.picks] == picks
+        assert resumed.files["markdown"].exists()
+        runs = store._db.execute("SELECT status FROM runs ORDER BY id").fetchall()
+        assert [r[0] for r in runs] == ["crashed", "ok"]
+
+
+def test_day_with_nothing_in_the_profiles_categories_is_empty(tmp_path: Path):
+    listing = tmp_path / "2026-05-22.jsonl"
+    rows = [json.loads(line) for line in LISTING.read_text(encoding="utf-8").splitlines()]
+    foreign = [
+        {**row, "categories": ["q-bio.GN"], "listings": {"q-bio.GN": "new"}} for row in rows[:3]
+    ]
+    listing.write_text("\n".join(json.dumps(r) for r in foreign), encoding="utf-8")
+    with open_store(tmp_path / "db.sqlite") as store, pytest.raises(EmptyDay) as caught:
+        run_day(
+            store,
+            load_profile(EXAMPLE_PROFILE),
+            RunOptions(listing_file=listing, out_dir=tmp_path / "out", offline=True),
+            Services(),
+            today=date(2026, 5, 23),
+        )
+    assert caught.value.exit_code == EXIT_NOTHING_PASSED
+    assert not (tmp_path / "out").exists()  # publishes nothing
+
+
+def test_cli_run_offline_without_listing_says_fetch_failed(tmp_path: Path):
+    result = CliRunner().invoke(
+        cli,
+        ["run", "--offline", "--date", "2026-05-23", "--profile", str(EXAMPLE_PROFILE),
+         "--out", str(tmp_path / "out")],
+    )
+    assert result.exit_code == EXIT_FETCH_FAILED, result.output
+    assert "nothing published" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_run_writes_the_digest_and_prints_where(tmp_path: Path):
+    out = tmp_path / "out"
+    args = ["run", "--listing", str(LISTING), "--profile", str(EXAMPLE_PROFILE),
+            "--out", str(out), "--offline"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert f"markdown: {out / '2026-05-23.md'}" in result.output
+    html = (out / "2026-05-23.html").read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "今日全览" in html
