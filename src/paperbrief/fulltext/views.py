@@ -97,7 +97,8 @@ _RESULT_WORDS = (
     "rouge",
     "success rate",
 )
-_NUMBER = re.compile(r"(?<![\w.])[-+−]?\d+(?:[.,]\d+)*(?:\s?%)?")
+# A number stands alone: not inside a name such as GPT-4o or Llama-3.1-70B.
+_NUMBER = re.compile(r"(?<![\w.−-])[-+−]?\d+(?:[.,]\d+)*(?:\s?%|(?![\w-]))")
 _NOT_EVIDENCE = re.compile(
     r"\b(?:Table|Tab\.|Figure|Fig\.|Section|Sec\.|Eq\.|Equation|Appendix|Algorithm|Theorem|"
     r"Lemma|Definition|Step)\s*[A-Z]?\d+(?:\.\d+)*[a-z]?|\[\d+(?:[,–-]\s*\d+)*\]|"
@@ -308,8 +309,9 @@ def evidence_index(doc: Document) -> list[Evidence]:
     """Every number-bearing table cell and sentence, with where it is.
 
     A cell's text reads ``<row header> | <column header>: <cell>`` so the number keeps its
-    meaning; its location is the table's label. A sentence's location is ``Abstract`` or its
-    section's ``Section <number> <heading>``. Numbers that only name a table, figure,
+    meaning; its location is the table's label. A sentence's location is ``Abstract``, the
+    label of the table or figure whose caption it is in, or its section's
+    ``Section <number> <heading>``. Numbers that only name a table, figure,
     section, equation, citation or year-in-citation are not evidence.
     """
     evidence: list[Evidence] = []
@@ -317,6 +319,11 @@ def evidence_index(doc: Document) -> list[Evidence]:
         numbers = _numbers(sentence)
         if numbers:
             evidence.append(Evidence(sentence, "Abstract", numbers))
+    for caption_of in (*doc.tables, *doc.figures):
+        for sentence in split_sentences(caption_of.caption):
+            numbers = _numbers(sentence)
+            if numbers:
+                evidence.append(Evidence(sentence, caption_of.label, numbers))
     for table in doc.tables:
         head = table.rows[: table.header_rows]
         for row in table.rows[table.header_rows :]:
