@@ -46,8 +46,8 @@ from paperbrief.models import (
 from paperbrief.profile import Profile
 from paperbrief.write.labels import labels_for
 
-EVIDENCE_ITEMS = 80
-EVIDENCE_CHARS = 260
+EVIDENCE_TOKENS = 1200
+EVIDENCE_CHARS = 240
 LANGUAGE_NAMES = {"zh": "Chinese (简体中文)", "en": "English"}
 LANGUAGE_STYLE = {
     "zh": "用中文写作，英文术语（模型名、benchmark、指标、方法名）保留英文原文；"
@@ -146,26 +146,25 @@ def describe_profile(profile: Profile) -> str:
     return "\n".join(lines)
 
 
-def _budgeted_text(document: Document, max_tokens: int) -> str:
-    """The full-text stage's budgeted view; a plain ordered cut while that view is absent."""
-    view = getattr(fulltext, "budgeted_text", None)
-    if view is not None:
-        return str(view(document, max_tokens))
-    parts = [f"Title: {document.title}", f"Abstract: {document.abstract}"]
-    for section in document.sections:
-        parts.append(f"## {section.location}\n" + "\n".join(section.paragraphs))
-    for table in document.tables:
-        rows = "\n".join(" | ".join(row) for row in table.rows)
-        parts.append(f"{table.label}: {table.caption}\n{rows}")
-    return "\n\n".join(parts)[: max_tokens * 4]
+def evidence_block(document: Document, paper_text: str) -> str:
+    """Number-bearing evidence the budgeted text left out, within ``EVIDENCE_TOKENS``.
 
-
-def _evidence_block(document: Document) -> str:
-    view = getattr(fulltext, "evidence_index", None)
-    if view is None:
-        return "(see the paper text)"
-    items = view(document)[:EVIDENCE_ITEMS]
-    return "\n".join(f"{e.location}: {e.text[:EVIDENCE_CHARS]}" for e in items) or "(none)"
+    Tables and sentences already in the text are skipped (the text shows where they are),
+    so the block adds locations for numbers the budget cut, at little cost.
+    """
+    lines: list[str] = []
+    used = 0
+    for evidence in fulltext.evidence_index(document):
+        label = evidence.location
+        if f"**{label}.**" in paper_text or evidence.text in paper_text:
+            continue
+        line = f"{label}: {evidence.text[:EVIDENCE_CHARS]}"
+        cost = fulltext.estimate_tokens(line)
+        if used + cost > EVIDENCE_TOKENS:
+            break
+        lines.append(line)
+        used += cost
+    return "\n".join(lines) or "(all in the text below)"
 
 
 def _figures_block(document: Document | None) -> str:
@@ -188,8 +187,8 @@ def paper_messages(
         evidence = f"Abstract: {paper.abstract}"
         source = "abstract"
     else:
-        text = _budgeted_text(document, profile.llm.paper_text_tokens)
-        evidence = _evidence_block(document)
+        text = fulltext.budgeted_text(document, profile.llm.paper_text_tokens)
+        evidence = evidence_block(document, text)
         source = document.source
     user = load_prompt("paper_brief").substitute(
         profile=describe_profile(profile),

@@ -135,11 +135,9 @@ def document_numbers(document: Document | None, abstract: str = "", title: str =
     texts: list[str] = [abstract, title]
     if document is not None:
         texts += [document.abstract, document.title]
-        index = getattr(fulltext, "evidence_index", None)
-        if index is not None:
-            for evidence in index(document):
-                texts.append(evidence.text)
-                texts.extend(evidence.numbers)
+        for evidence in fulltext.evidence_index(document):
+            texts.append(evidence.text)
+            texts.extend(evidence.numbers)
         for section in document.sections:
             texts.extend(section.paragraphs)
         for table in document.tables:
