@@ -196,3 +196,11 @@ def test_configured_only_with_an_endpoint_or_key(monkeypatch):
     with pytest.raises(LLMError):
         monkeypatch.delenv("OPENAI_API_KEY")
         LLMClient(LLMSettings(), None, api_key=None)
+
+
+def test_configuration_can_be_read_from_a_given_environment():
+    environ = {"PAPERBRIEF_LLM_BASE_URL": "http://127.0.0.1:8000/v1/", "MY_KEY": "sk-mine"}
+    settings = LLMSettings(api_key_env="MY_KEY")
+    assert llm_configured(settings, environ)
+    assert resolve_api_key(settings, environ) == "sk-mine"
+    assert not llm_configured(settings, {})

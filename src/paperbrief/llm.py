@@ -28,8 +28,9 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import httpx
@@ -51,25 +52,30 @@ Message = dict[str, str]
 T = TypeVar("T", bound=BaseModel)
 
 
-def resolve_api_key(settings: LLMSettings) -> str | None:
+def resolve_api_key(settings: LLMSettings, environ: Mapping[str, str] | None = None) -> str | None:
     """The key from ``settings.api_key_env``, else ``$OPENAI_API_KEY``; None when unset."""
-    return os.environ.get(settings.api_key_env) or os.environ.get(FALLBACK_KEY_ENV) or None
+    env = os.environ if environ is None else environ
+    return env.get(settings.api_key_env) or env.get(FALLBACK_KEY_ENV) or None
 
 
-def resolve_base_url(settings: LLMSettings) -> str | None:
+api_key = resolve_api_key  # the name the CLI uses
+
+
+def resolve_base_url(settings: LLMSettings, environ: Mapping[str, str] | None = None) -> str | None:
     """The endpoint: settings, else ``$PAPERBRIEF_LLM_BASE_URL``, else OpenAI when a key is set."""
-    url = settings.base_url or os.environ.get(BASE_URL_ENV, "")
+    env = os.environ if environ is None else environ
+    url = settings.base_url or env.get(BASE_URL_ENV, "")
     if url:
         return url.rstrip("/")
-    return OPENAI_BASE_URL if resolve_api_key(settings) else None
+    return OPENAI_BASE_URL if resolve_api_key(settings, env) else None
 
 
-def llm_configured(settings: LLMSettings) -> bool:
+def llm_configured(settings: LLMSettings, environ: Mapping[str, str] | None = None) -> bool:
     """True when an endpoint is configured (a base URL, or a key for the default endpoint).
 
     Without one the pipeline uses the offline writer.
     """
-    return resolve_base_url(settings) is not None
+    return resolve_base_url(settings, environ) is not None
 
 
 def model_for(settings: LLMSettings, role: str) -> str:
@@ -118,7 +124,8 @@ class LLMClient:
         settings: the profile's ``llm`` section.
         store: where calls are recorded and answers cached (None: no cache, no records).
         api_key: the secret (from ``resolve_api_key``); None for keyless local servers.
-        run_id, day: stamped on every recorded call; ``day`` (ISO date) scopes the budget.
+        run_id, day: stamped on every recorded call; ``day`` (ISO date, default today in
+            UTC) scopes the daily budget, which counts every call the store holds for it.
         sleep: waits between retries (tests may pass a recorder).
         base_url: overrides ``resolve_base_url(settings)``.
     """
@@ -145,7 +152,7 @@ class LLMClient:
         self.base_url = url.rstrip("/")
         self.store = store
         self.run_id = run_id
-        self.day = day
+        self.day = day or datetime.now(UTC).date().isoformat()
         self._sleep = sleep
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._lock = threading.Lock()  # guards spend counters and the store connection
