@@ -201,3 +201,19 @@ def test_read_reports_a_missing_file_with_a_hint(tmp_path, monkeypatch):
     result = CliRunner().invoke(cli, ["read", str(tmp_path / "nope.pdf")])
     assert result.exit_code != 0
     assert "cannot read" in result.output
+
+
+def test_degraded_conversion_is_kept_only_as_the_last_resort(httpserver, client):
+    # The real page with an undefined-macro error span injected into every paragraph.
+    broken = BEHAVIORS.replace(
+        b'<p class="ltx_p"', b'<span class="ltx_ERROR undefined">\\foo</span><p class="ltx_p"'
+    )
+    httpserver.expect_request("/html/2501.11120v1").respond_with_data(broken)
+    httpserver.expect_request("/ar5iv/html/2501.11120").respond_with_data("", status=404)
+    httpserver.expect_request("/pdf/2501.11120v1").respond_with_data("", status=404)
+    doc = read_paper("2501.11120", 1, client, **endpoints(httpserver))
+    assert doc.source == "arxiv-html"
+    assert doc.attempts[0].startswith("arxiv-html: conversion degraded:")
+    assert [a.split(":")[0] for a in doc.attempts] == ["arxiv-html", "ar5iv", "pdf"]
+    assert "degraded-fallback" in doc.flags
+    assert not any("\\foo" in p for s in doc.sections for p in s.paragraphs)

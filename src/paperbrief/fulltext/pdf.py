@@ -168,8 +168,8 @@ def parse_pdf(
     abstract = ""
     references: list[str] = []
     sections: list[Section] = []
-    for number, heading, level, body in blocks[1:]:
-        name = heading.lower()
+    for number, block_heading, level, body in blocks[1:]:
+        name = block_heading.lower()
         if name == "abstract":
             abstract = " ".join(_paragraphs(body, typical))
         elif name in ("references", "bibliography"):
@@ -177,7 +177,8 @@ def parse_pdf(
         elif name == "keywords":
             continue
         else:
-            sections.append(Section(heading, level, tuple(_paragraphs(body, typical)), number))
+            paragraphs = tuple(_paragraphs(body, typical))
+            sections.append(Section(block_heading, level, paragraphs, number))
     if not abstract:
         flags.append("no-abstract")
     if not sections:

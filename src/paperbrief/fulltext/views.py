@@ -319,11 +319,14 @@ def evidence_index(doc: Document) -> list[Evidence]:
         numbers = _numbers(sentence)
         if numbers:
             evidence.append(Evidence(sentence, "Abstract", numbers))
-    for caption_of in (*doc.tables, *doc.figures):
-        for sentence in split_sentences(caption_of.caption):
+    captions = [(t.label, t.caption) for t in doc.tables] + [
+        (f.label, f.caption) for f in doc.figures
+    ]
+    for label, caption in captions:
+        for sentence in split_sentences(caption):
             numbers = _numbers(sentence)
             if numbers:
-                evidence.append(Evidence(sentence, caption_of.label, numbers))
+                evidence.append(Evidence(sentence, label, numbers))
     for table in doc.tables:
         head = table.rows[: table.header_rows]
         for row in table.rows[table.header_rows :]:
