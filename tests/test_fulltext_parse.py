@@ -158,6 +158,8 @@ def test_author_submitted_html_is_parsed_and_flagged():
     origins = doc.sections[1]
     assert any("Leonard Kleinrock at MIT published" in p for p in origins.paragraphs)
     assert doc.figures[0].url == "https://arxiv.org/html/cs/9901011v1/timeline_v3.gif"
+    assert len(doc.references) == 10 and doc.references[0].startswith("V. G. Cerf and R. E. Kahn")
+    assert "References" not in [s.heading for s in doc.sections]
 
 
 def test_pdf_text_sections_and_numbers():
@@ -177,6 +179,19 @@ def test_pdf_text_sections_and_numbers():
     assert "arXiv:2304.02623v1" not in intro
     assert len(doc.references) == 35 and doc.references[1].startswith("[2] Alan Baddeley")
     assert {"pdf-no-tables", "pdf-no-figures"} <= set(doc.flags)
+
+
+def test_pdf_title_without_metadata_is_read_from_the_first_lines():
+    from paperbrief.fulltext.pdf import _title_from_lines
+
+    lines = [
+        "Multi-LexSum: Real-World Summaries of Civil",
+        "Rights Lawsuits at Multiple Granularities",
+        "Zejiang Shen† Kyle Lo† Lauren Yu♦ Nathan Dahlberg",
+    ]
+    assert _title_from_lines(lines) == (
+        "Multi-LexSum: Real-World Summaries of Civil Rights Lawsuits at Multiple Granularities"
+    )
 
 
 def test_document_json_round_trip(behaviors):

@@ -87,7 +87,17 @@ def parse_author_html(
                 )
     if current is not None:
         sections.append(Section(current[0], current[1], tuple(paragraphs)))
-    sections = [_split_number(s) for s in sections]
+    references = [
+        paragraph
+        for s in sections
+        if s.heading.lower() in ("references", "bibliography")
+        for paragraph in s.paragraphs
+    ]
+    sections = [
+        _split_number(s)
+        for s in sections
+        if s.heading.lower() not in ("references", "bibliography")
+    ]
     return Document(
         arxiv_id=arxiv_id,
         title=title,
@@ -96,6 +106,7 @@ def parse_author_html(
         sections=tuple(sections),
         tables=tuple(tables),
         figures=tuple(figures),
+        references=tuple(references),
         source=source,
         source_url=page_url,
         flags=("author-html", "no-abstract"),

@@ -164,7 +164,7 @@ def parse_pdf(
 
     front = blocks[0][3]
     if not title and front:
-        title = front[0]
+        title = _title_from_lines(front)
     abstract = ""
     references: list[str] = []
     sections: list[Section] = []
@@ -194,6 +194,17 @@ def parse_pdf(
         source_url=source_url,
         flags=tuple(flags),
     )
+
+
+def _title_from_lines(lines: list[str]) -> str:
+    """The first line, plus the next ones while they look like more title, not authors
+    (no footnote marks, digits, commas or e-mail signs)."""
+    title = lines[0]
+    for line in lines[1:3]:
+        if re.search(r"[†‡∗*§¶,@\d]", line) or len(line.split()) > 12 or title.endswith("."):
+            break
+        title = f"{title} {line}"
+    return title
 
 
 def _paragraphs(lines: list[str], typical: float) -> list[str]:
