@@ -16,6 +16,8 @@ from paperbrief.fulltext.views import (
     results_tables,
     section_sentences,
     table_to_markdown,
+    to_figure,
+    to_table_data,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fulltext"
@@ -44,6 +46,15 @@ def test_markdown_merges_multi_row_headers_and_escapes_pipes():
     assert table_to_markdown(table) == (
         "| Model | Acc / dev | Acc / test |\n|---|---|---|\n| a\\|b | 1.0 | 2.0 |"
     )
+
+
+def test_conversion_to_the_digest_table_and_figure(doc):
+    data = to_table_data(doc.tables[1])
+    assert data.header == ("", "FT on vulnerable code", "FT on secure code", "GPT-4o")
+    assert data.rows[0] == ("Rate of outputting secure code", "0.14 ± 0.01", "0.88 ± 0.01", "0.74")
+    assert data.caption.startswith("Table 2: When models are finetuned to write vulnerable code")
+    figure = to_figure(doc.figures[0])
+    assert (figure.label, figure.url) == ("Figure 1", "https://arxiv.org/html/2501.11120v1/x1.png")
 
 
 def test_results_tables_prefer_the_main_body_result_table(doc):

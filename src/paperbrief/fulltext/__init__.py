@@ -7,7 +7,8 @@ Public surface (what other stages call):
   (cached in the store's ``documents`` table); ``read_local_file(path) -> Document``;
 * ``document_to_json`` / ``document_from_json``;
 * views: ``budgeted_text``, ``evidence_index``, ``choose_figure``, ``results_tables``,
-  ``section_sentences``, ``table_to_markdown``.
+  ``section_sentences``, ``table_to_markdown``; ``to_table_data``/``to_figure`` convert to
+  the digest's ``TableData``/``Figure``.
 """
 
 from paperbrief.fulltext.document import (
@@ -28,6 +29,8 @@ from paperbrief.fulltext.views import (
     results_tables,
     section_sentences,
     table_to_markdown,
+    to_figure,
+    to_table_data,
 )
 
 __all__ = [
@@ -48,4 +51,6 @@ __all__ = [
     "results_tables",
     "section_sentences",
     "table_to_markdown",
+    "to_figure",
+    "to_table_data",
 ]

@@ -18,6 +18,7 @@ import re
 from typing import Literal
 
 from paperbrief.fulltext.document import Document, Evidence, FigureRef, Section, Table
+from paperbrief.models import Figure, TableData
 
 SectionKind = Literal[
     "introduction", "method", "experiments", "limitations", "conclusion", "related", "other"
@@ -138,10 +139,8 @@ def classified_sections(doc: Document) -> list[tuple[Section, SectionKind]]:
     return result
 
 
-def table_to_markdown(table: Table) -> str:
-    """A Markdown table: header rows merged per column (`` / ``), pipes escaped."""
-    if not table.rows:
-        return ""
+def _header_and_body(table: Table) -> tuple[list[str], list[tuple[str, ...]]]:
+    """One header row (header rows merged per column with `` / ``) and the body rows."""
     width = max(len(row) for row in table.rows)
     rows = [tuple(row) + ("",) * (width - len(row)) for row in table.rows]
     head_count = min(max(table.header_rows, 1), len(rows))
@@ -152,12 +151,35 @@ def table_to_markdown(table: Table) -> str:
             if row[column] and row[column] not in parts:
                 parts.append(row[column])
         header.append(" / ".join(parts))
+    return header, rows[head_count:]
+
+
+def to_table_data(table: Table) -> TableData:
+    """The digest's ``TableData`` (one merged header row) for a parsed table."""
+    if not table.rows:
+        return TableData(header=(), rows=(), caption=table.caption)
+    header, body = _header_and_body(table)
+    caption = f"{table.label}: {table.caption}" if table.label else table.caption
+    return TableData(header=tuple(header), rows=tuple(body), caption=caption)
+
+
+def to_figure(figure: FigureRef) -> Figure:
+    """The digest's ``Figure`` for a parsed figure reference."""
+    return Figure(caption=figure.caption, url=figure.url, label=figure.label)
+
+
+def table_to_markdown(table: Table) -> str:
+    """A Markdown table: header rows merged per column (`` / ``), pipes escaped."""
+    if not table.rows:
+        return ""
+    header, body = _header_and_body(table)
+    width = len(header)
 
     def line(cells: tuple[str, ...] | list[str]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
 
     out = [line(header), "|" + "---|" * width]
-    out.extend(line(row) for row in rows[head_count:])
+    out.extend(line(row) for row in body)
     return "\n".join(out)
 
 
