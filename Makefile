@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	PAPERBRIEF_HOME=$(CURDIR)/out/.state $(BIN)/paperbrief run \
 		--listing examples/listings/2026-05-22.jsonl.gz \
-		--profile examples/profile.toml --out out
+		--profile examples/profile.toml --out out --offline
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
