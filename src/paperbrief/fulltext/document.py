@@ -1,7 +1,14 @@
 """The structured full text of one paper, and its two views for writers and the verifier.
 
-This module fixes the shape other stages rely on; parsing lives beside it
-(``arxiv_html.py``, ``pdf.py``) and fetching in ``fetch.py``.
+This module fixes the shape other stages rely on; parsing lives beside it (``latexml.py``
+for arXiv/ar5iv LaTeXML pages, ``author_html.py``, ``pdf.py``), fetching and the store
+cache in ``fetch.py``, the views (budgeted text, evidence index, figure and results-table
+choice) in ``views.py``. ``document_to_json``/``document_from_json`` are the store format.
+
+Flags a Document can carry: ``latexml-errors:N``, ``latexml-body-errors:N``,
+``package-alerts:N``, ``no-title``, ``no-authors``, ``no-abstract``, ``missing-images:N``,
+``svg-figures:N``, ``author-html``, ``pdf-no-tables``, ``pdf-no-figures``,
+``pdf-no-sections``, ``metadata-from-listing``, ``degraded-fallback``, ``abstract-only``.
 """
 
 from __future__ import annotations
