@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.status import Status
 from rich.table import Table
 
 from paperbrief import rank
@@ -42,12 +43,31 @@ T = TypeVar("T")
 
 
 class RichReporter:
-    """Progress on stderr: a line per stage and a bar for per-paper work."""
+    """Progress on stderr: a spinner per stage (embedding 500 papers takes a while) and a
+    bar for per-paper work. Use as a context manager so the last spinner is stopped."""
+
+    def __init__(self) -> None:
+        self._status: Status | None = None
+
+    def __enter__(self) -> RichReporter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop()
+
+    def _stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
 
     def stage(self, message: str) -> None:
-        console.print(f"[dim]•[/] {message}")
+        self._stop()
+        console.print(f"[dim]•[/] {message}", highlight=False)
+        self._status = console.status(message + " …")
+        self._status.start()
 
     def track(self, items: Sequence[T], description: str) -> Iterable[T]:
+        self._stop()
         columns = (
             TextColumn("{task.description}"),
             BarColumn(),
@@ -144,15 +164,16 @@ def run(
     with get_store() as store:
         services = _build_services(store, profile, offline)
         try:
-            result = run_day(
-                store,
-                profile,
-                options,
-                services,
-                today=_today(profile),
-                reporter=RichReporter(),
-                deliver=_deliverer(store, profile),
-            )
+            with RichReporter() as reporter:
+                result = run_day(
+                    store,
+                    profile,
+                    options,
+                    services,
+                    today=_today(profile),
+                    reporter=reporter,
+                    deliver=_deliverer(store, profile),
+                )
         except EmptyDay as empty:
             console.print(f"[yellow]nothing published:[/] {empty.message}", highlight=False)
             if empty.hint:
@@ -225,8 +246,9 @@ def rank_command(
         services = Services(embedder=rank.Embedder(cache=store))
         listing = acquire_listing(store, profile, options, listing_day, services)
         papers = filter_papers(listing, profile)
-        RichReporter().stage(f"ranking {len(papers)} papers of {listing.day}")
-        ranking = rank_day(store, profile, papers, listing.day, services, force=False)
+        with RichReporter() as reporter:
+            reporter.stage(f"ranking {len(papers)} papers of {listing.day}")
+            ranking = rank_day(store, profile, papers, listing.day, services, force=False)
         picks = {p.paper.id for p in rank.select_picks(ranking, profile)}
     table = Table(title=f"{listing.day}: top {top} of {len(ranking)}", show_lines=False)
     for column in ("#", "pick", "stars", "score", "id", "title", "line / reason"):

@@ -98,7 +98,8 @@ def _info_line(brief: PaperBrief, labels: dict[str, str]) -> str:
     if len(paper.authors) > MAX_AUTHORS:
         authors += " et al."
     categories = ", ".join(escape_md(c) for c in paper.categories)
-    return f"📌 **{labels['info']}**：{authors} | [arXiv:{paper.id}]({paper.abs_url}) | {categories}"
+    link = f"[arXiv:{paper.id}]({paper.abs_url})"
+    return f"📌 **{labels['info']}**：{authors} | {link} | {categories}"
 
 
 def _brief(brief: PaperBrief, labels: dict[str, str]) -> list[str]:

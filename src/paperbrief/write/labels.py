@@ -145,7 +145,9 @@ def labels_for(language: str) -> dict[str, str]:
     try:
         return LABELS[language]
     except KeyError:
-        raise ValueError(f"no labels for language {language!r}; use one of {sorted(LABELS)}")
+        raise ValueError(
+            f"no labels for language {language!r}; use one of {sorted(LABELS)}"
+        ) from None
 
 
 def stars_text(stars: int) -> str:
