@@ -176,3 +176,39 @@ def test_english_digest_uses_english_headers(store):
         system = server.requests[0]["messages"][0]["content"]
     assert "Write prose in English" in system
     assert brief.results is not None and brief.results.header[-1] == "Source"
+
+
+def _with_wrong_number() -> dict:
+    replies = load_replies()
+    replies["2605.10001"]["tldr"] += "推理延迟降低 93%。"
+    return replies
+
+
+def test_unsupported_number_is_flagged_in_the_provenance(store):
+    with OpenAIServer(route_replies(_with_wrong_number())) as server:
+        digest, _ = write_day(client_for(server, store), picks())
+    provenance = digest.provenance
+    assert provenance.numbers_verified == provenance.numbers_checked - 1
+    assert provenance.notes == ("2605.10001 · tldr: 93%",)
+    assert "93%" in render_markdown(digest, load_profile())
+
+
+def test_strict_drops_the_unsupported_claim_before_the_day_is_written(store):
+    with OpenAIServer(route_replies(_with_wrong_number())) as server:
+        profile = load_profile()
+        client = client_for(server, store)
+        briefs = write_briefs_llm(client, picks(), profile)
+        digest = write_day_llm(
+            client,
+            briefs,
+            profile,
+            digest_date=DAY,
+            listing_day=DAY,
+            papers_considered=3,
+            documents={s.paper.id: d for s, d in picks() if d is not None},
+            strict=True,
+        )
+        day_prompt = server.requests[-1]["messages"][1]["content"]
+    assert "93%" not in digest.briefs[0].tldr and "41.3%" in digest.briefs[0].tldr
+    assert "93%" not in day_prompt
+    assert digest.provenance.numbers_verified == digest.provenance.numbers_checked

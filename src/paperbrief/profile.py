@@ -128,6 +128,11 @@ class LLMSettings(Strict):
     paper_text_tokens: int = Field(
         9000, ge=500, description="Budget of paper text (tokens) sent for one deep read."
     )
+    strict_numbers: bool = Field(
+        False,
+        description="Drop claims whose numbers the verifier cannot find in the paper"
+        " (default: keep them and flag them in the provenance footer).",
+    )
     daily_token_budget: int = Field(
         400_000, ge=0, description="Prompt+completion tokens one day may spend (0 = no limit)."
     )

@@ -365,8 +365,9 @@ def write_day_llm(
 ) -> Digest:
     """The day's digest: one synthesis call over the briefs, then number verification.
 
-    With ``strict`` unsupported claims are dropped from the briefs (``verify.drop_unsupported``)
-    before the day is written, so the synthesis never sees them.
+    With ``strict`` (or ``[llm] strict_numbers``) unsupported claims are dropped from the
+    briefs (``verify.drop_unsupported``) before the day is written, so the synthesis never
+    sees them.
     """
     from paperbrief.write.verify import drop_unsupported, verify_digest
 
@@ -374,7 +375,7 @@ def write_day_llm(
     documents = documents or {}
     briefs = list(briefs)
     known = [describe_profile(profile)]  # the reader's own numbers are not paper claims
-    if strict:
+    if strict or profile.llm.strict_numbers:
         briefs = [drop_unsupported(b, documents.get(b.paper.id), known) for b in briefs]
     synthesis = client.complete_json(
         "writer-day",
