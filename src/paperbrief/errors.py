@@ -65,6 +65,12 @@ class DeliveryError(PaperbriefError):
     """A delivery channel failed; other channels are unaffected."""
 
 
+class ServeError(PaperbriefError):
+    """The web UI refuses to start as asked (e.g. a public host without an access token)."""
+
+    exit_code = EXIT_USAGE
+
+
 class EmptyDay(PaperbriefError):
     """A day with nothing to publish; ``reason`` says why and picks the exit code."""
 

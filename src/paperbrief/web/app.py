@@ -1,0 +1,271 @@
+"""The web UI: read the archive, see the full ranking, give feedback, edit the profile.
+
+``create_app(store_path, profile_path, token=None)`` builds the Starlette app; `paperbrief
+serve` runs it with uvicorn. Pages are Jinja templates with autoescaping, so every piece of
+paper text is escaped. No endpoint fetches a URL: everything shown comes from the store.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from paperbrief.errors import ProfileError
+from paperbrief.profile import parse_profile, profile_template
+from paperbrief.store import Store, open_store
+from paperbrief.web import reading
+from paperbrief.web.labels import ui_labels
+from paperbrief.web.security import CSRF_FIELD, AccessMiddleware, verified_form
+
+STATIC = Path(__file__).parent / "static"
+RANKING_PAGE = 150  # rows shown before "show all"
+
+
+class Site:
+    """Per-app settings the handlers share (no module-level state)."""
+
+    def __init__(self, store_path: Path, profile_path: Path) -> None:
+        self.store_path = store_path
+        self.profile_path = profile_path
+        self.templates = Environment(
+            loader=PackageLoader("paperbrief", "web/templates"),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        with open_store(self.store_path) as store:
+            yield store
+
+    def language(self) -> str:
+        try:
+            text = self.profile_path.read_text(encoding="utf-8")
+            return parse_profile(text, str(self.profile_path)).language
+        except (OSError, ProfileError):
+            return "zh"
+
+    def render(
+        self, request: Request, name: str, status_code: int = 200, **context: Any
+    ) -> HTMLResponse:
+        template = self.templates.get_template(name)
+        html = template.render(
+            request=request,
+            csrf=request.state.csrf,
+            csrf_field=CSRF_FIELD,
+            t=ui_labels(self.language()),
+            here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+            **context,
+        )
+        return HTMLResponse(html, status_code=status_code)
+
+
+def _day(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def _safe_next(target: str) -> str:
+    """Only local paths: never redirect to another site."""
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+def create_app(store_path: Path, profile_path: Path, token: str | None = None) -> Starlette:
+    """The web UI over the store at ``store_path`` and the profile file ``profile_path``.
+
+    With ``token`` every request must present it (see ``web.security``); without one the
+    app answers loopback hosts only.
+    """
+    site = Site(Path(store_path), Path(profile_path))
+
+    def not_found(request: Request, what: str) -> HTMLResponse:
+        return site.render(request, "missing.html", status_code=404, what=what)
+
+    async def archive_page(request: Request) -> Response:
+        with site.store() as store:
+            entries = reading.archive(store)
+            states = reading.feedback_states(store.feedback_events())
+        return site.render(request, "archive.html", entries=entries, states=states)
+
+    async def digest_page(request: Request) -> Response:
+        day = _day(request.path_params["day"])
+        with site.store() as store:
+            digest, html = reading.load_stored_digest(store, day) if day else (None, "")
+            states = reading.feedback_states(store.feedback_events())
+            deliveries = store.deliveries(day) if day else []
+        if not html:
+            return not_found(request, request.path_params["day"])
+        return site.render(
+            request, "digest.html", day=day, digest=digest, states=states, deliveries=deliveries
+        )
+
+    async def digest_file(request: Request) -> Response:
+        day = _day(request.path_params["day"])
+        with site.store() as store:
+            _, html = reading.load_stored_digest(store, day) if day else (None, "")
+        if not html:
+            return not_found(request, request.path_params["day"])
+        # The stored page is our own renderer's output; still, it may run no script at all.
+        response = HTMLResponse(html)
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'none'; img-src https: data:; style-src 'unsafe-inline';"
+            " frame-ancestors 'self'"
+        )
+        return response
+
+    async def paper_page(request: Request) -> Response:
+        paper_id = request.path_params["paper_id"]
+        with site.store() as store:
+            paper = store.get_paper(paper_id)
+            if paper is None:
+                return not_found(request, paper_id)
+            briefs = reading.briefs_of(store, paper_id)
+            outline = reading.document_outline(store, paper_id)
+            history = [e for e in store.feedback_for(paper_id) if e.signal in reading.SIGNALS]
+            states = reading.feedback_states(store.feedback_for(paper_id))
+        return site.render(
+            request,
+            "paper.html",
+            paper=paper,
+            briefs=briefs,
+            outline=outline,
+            history=history,
+            states=states,
+        )
+
+    async def ranking_page(request: Request) -> Response:
+        day = _day(request.path_params.get("day", "")) if "day" in request.path_params else None
+        if "day" in request.path_params and day is None:
+            return not_found(request, request.path_params["day"])
+        show_all = request.query_params.get("all") == "1"
+        with site.store() as store:
+            ranked = reading.ranking_day(store, day)
+            states = reading.feedback_states(store.feedback_events())
+        if ranked is None and day is not None:
+            return not_found(request, day.isoformat())
+        rows = (
+            ranked.ranking
+            if ranked and show_all
+            else (ranked.ranking[:RANKING_PAGE] if ranked else [])
+        )
+        return site.render(
+            request, "ranking.html", ranked=ranked, rows=rows, show_all=show_all,
+            states=states, page_size=RANKING_PAGE,
+        )  # fmt: skip
+
+    async def search_page(request: Request) -> Response:
+        query = request.query_params.get("q", "").strip()[:200]
+        papers, digests = [], []
+        with site.store() as store:
+            if query:
+                papers = store.search_papers(query, limit=50)
+                digests = reading.search_digests(store, query)
+            states = reading.feedback_states(store.feedback_events())
+        return site.render(
+            request, "search.html", query=query, papers=papers, digests=digests, states=states
+        )
+
+    async def feedback(request: Request) -> Response:
+        form = await verified_form(request)
+        paper_id = str(form.get("paper_id") or "").strip()
+        signal = str(form.get("signal") or "")
+        note = str(form.get("note") or "").strip()[:2000] or None
+        target = _safe_next(str(form.get("next") or "/"))
+        if signal not in reading.SIGNALS or not paper_id:
+            return HTMLResponse("unknown feedback signal", status_code=400)
+        with site.store() as store:
+            if store.get_paper(paper_id) is None:
+                return not_found(request, paper_id)
+            # Same path as `paperbrief feedback`: one event in the store's feedback table.
+            store.add_feedback(paper_id, signal, note, source="web")
+        anchor = "#p-" + quote(paper_id, safe="")
+        return RedirectResponse(target.split("#", 1)[0] + anchor, status_code=303)
+
+    async def profile_page(request: Request) -> Response:
+        path = site.profile_path
+        exists = path.exists()
+        text = path.read_text(encoding="utf-8") if exists else profile_template()
+        problems, profile, saved = [], None, False
+        if request.method == "POST":
+            form = await verified_form(request)
+            text = str(form.get("text") or "").replace("\r\n", "\n")
+            action = str(form.get("action") or "validate")
+        else:
+            action = "view"
+        try:
+            profile = parse_profile(text, str(path))
+        except ProfileError as error:
+            problems = problem_list(error, text)
+        if action == "save" and profile is not None:
+            temporary = path.with_name(f".{path.name}.tmp")
+            temporary.write_text(text, encoding="utf-8")
+            os.replace(temporary, path)
+            exists, saved = True, True
+        status = 422 if problems and action != "view" else 200
+        return site.render(
+            request, "profile.html", status_code=status, text=text, problems=problems,
+            profile=profile, saved=saved, action=action, path=str(path), exists=exists,
+        )  # fmt: skip
+
+    routes = [
+        Route("/", archive_page),
+        Route("/digest/{day}", digest_page),
+        Route("/digest/{day}/file", digest_file),
+        Route("/paper/{paper_id:path}", paper_page),
+        Route("/ranking", ranking_page),
+        Route("/ranking/{day}", ranking_page),
+        Route("/search", search_page),
+        Route("/feedback", feedback, methods=["POST"]),
+        Route("/profile", profile_page, methods=["GET", "POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, middleware=[Middleware(AccessMiddleware, token=token)])
+
+
+def problem_list(error: ProfileError, text: str) -> list[tuple[str, str, int | None]]:
+    """Split a ProfileError into (key, fix, line number in ``text`` or None) items."""
+    message = error.message
+    if " problem(s): " not in message:
+        line = None
+        marker = message.rfind("line ")
+        if marker >= 0:
+            digits = "".join(ch for ch in message[marker + 5 : marker + 12] if ch.isdigit())
+            line = int(digits) if digits else None
+        return [("TOML", message.split(" is not valid TOML: ", 1)[-1], line)]
+    items = []
+    for part in message.split(" problem(s): ", 1)[1].split("; "):
+        key, _, fix = part.partition(": ")
+        items.append((key, fix, _line_of(key, text)))
+    return items
+
+
+def _line_of(key: str, text: str) -> int | None:
+    """The line where the last component of a dotted key is set, when it can be found."""
+    name = next((part for part in reversed(key.split(".")) if not part.isdigit()), "")
+    if not name:
+        return None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith(name) and stripped[len(name) :].lstrip().startswith("="):
+            return number
+        if stripped in (f"[{name}]", f"[[{name}]]") or stripped.endswith(f".{name}]"):
+            return number
+    return None

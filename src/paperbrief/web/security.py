@@ -1,0 +1,146 @@
+"""Access control for the web UI: loopback-only hosts, the access token, CSRF, headers.
+
+Contract:
+
+* Without a token the app only answers requests whose ``Host`` is a loopback name, so a
+  web page elsewhere cannot reach it through DNS rebinding.
+* With a token every request needs it: ``Authorization: Bearer <token>``, an
+  ``X-Paperbrief-Token`` header, or the cookie set after visiting any page with
+  ``?token=<token>`` (the token is then removed from the address bar by a redirect).
+* Every POST must come, when the browser says, from an ``Origin`` of this same host
+  (checked here), and carry the per-session CSRF token: cookie + hidden form field,
+  compared in constant time by ``verified_form``, which every POST handler reads with.
+* Every response gets a strict Content-Security-Policy: no inline scripts, no framing by
+  other sites, images from https only.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+from urllib.parse import urlencode, urlsplit
+
+from starlette.datastructures import URL, FormData
+from starlette.exceptions import HTTPException
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.types import ASGIApp
+
+TOKEN_COOKIE = "paperbrief_token"
+CSRF_COOKIE = "paperbrief_csrf"
+CSRF_FIELD = "csrf"
+TOKEN_ENV = "PAPERBRIEF_WEB_TOKEN"
+LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self'; frame-src 'self'; frame-ancestors 'self'; form-action 'self'; "
+    "base-uri 'none'; object-src 'none'"
+)
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and localhost (the only hosts served without a token)."""
+    name = host.strip("[]").lower()
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+async def verified_form(request: Request) -> FormData:
+    """The POSTed form, after checking its CSRF field against the session cookie.
+
+    Raises HTTPException(403) on a missing or wrong token. (Checked here, not in the
+    middleware, because a form read in a BaseHTTPMiddleware is gone for the endpoint.)
+    """
+    cookie = request.cookies.get(CSRF_COOKIE) or ""
+    form = await request.form()
+    sent = str(form.get(CSRF_FIELD) or "")
+    if len(cookie) < 32 or not hmac.compare_digest(sent.encode(), cookie.encode()):
+        raise HTTPException(403, "CSRF token missing or wrong; reload the page and try again")
+    return form
+
+
+def _host_name(header: str) -> str:
+    return urlsplit(f"//{header}").hostname or ""
+
+
+def _login_page(message: str) -> HTMLResponse:
+    # Static text only: nothing from the request is echoed back.
+    body = (
+        '<!DOCTYPE html><html><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        "<title>paperbrief — token required</title></head>"
+        '<body style="font-family:sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem">'
+        f"<h1>paperbrief</h1><p>{message}</p>"
+        '<form method="get"><label>Access token <input name="token" type="password" '
+        'autocomplete="current-password" autofocus></label> <button>Open</button></form>'
+        "</body></html>"
+    )
+    return HTMLResponse(body, status_code=401)
+
+
+class AccessMiddleware(BaseHTTPMiddleware):
+    """Host check, token check, CSRF check and security headers (see module docstring)."""
+
+    def __init__(self, app: ASGIApp, token: str | None = None) -> None:
+        super().__init__(app)
+        self.token = token or None
+
+    def _token_ok(self, request: Request) -> bool:
+        assert self.token is not None
+        offered = [
+            request.cookies.get(TOKEN_COOKIE, ""),
+            request.headers.get("x-paperbrief-token", ""),
+        ]
+        authorization = request.headers.get("authorization", "")
+        if authorization.lower().startswith("bearer "):
+            offered.append(authorization[7:].strip())
+        return any(
+            candidate and hmac.compare_digest(candidate.encode(), self.token.encode())
+            for candidate in offered
+        )
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        host = _host_name(request.headers.get("host", ""))
+        if self.token is None and not is_loopback(host):
+            return PlainTextResponse(
+                "paperbrief serves loopback hosts only; set PAPERBRIEF_WEB_TOKEN to serve"
+                " other hosts",
+                status_code=403,
+            )
+        if self.token is not None:
+            offered = request.query_params.get("token")
+            if offered is not None:
+                if not hmac.compare_digest(offered.encode(), self.token.encode()):
+                    return _login_page("That token is not right.")
+                remaining = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+                target = URL(path=request.url.path, query=urlencode(remaining))
+                response: Response = RedirectResponse(str(target), status_code=303)
+                response.set_cookie(
+                    TOKEN_COOKIE, self.token, httponly=True, samesite="strict", max_age=30 * 86400
+                )
+                return response
+            if not self._token_ok(request):
+                return _login_page("This paperbrief needs its access token.")
+
+        csrf = request.cookies.get(CSRF_COOKIE) or ""
+        new_csrf = "" if len(csrf) >= 32 else secrets.token_urlsafe(32)
+        request.state.csrf = new_csrf or csrf
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            origin = request.headers.get("origin")
+            if origin and origin != "null" and _host_name(urlsplit(origin).netloc) != host:
+                return PlainTextResponse("cross-origin form rejected", status_code=403)
+        response = await call_next(request)
+        if new_csrf:
+            response.set_cookie(CSRF_COOKIE, new_csrf, httponly=True, samesite="strict")
+        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
+        return response

@@ -1,0 +1,28 @@
+// Small enhancements; every page works without them.
+"use strict";
+
+// Grow the digest frame to its content so the page scrolls as one document.
+function fitFrame(frame) {
+  try {
+    const doc = frame.contentDocument;
+    if (!doc || !doc.documentElement) return;
+    frame.style.height = doc.documentElement.scrollHeight + 24 + "px";
+  } catch (error) {
+    // Cross-origin or sandboxed without same-origin: keep the CSS height.
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  for (const frame of document.querySelectorAll("iframe.digest-frame")) {
+    frame.addEventListener("load", () => {
+      fitFrame(frame);
+      setTimeout(() => fitFrame(frame), 500); // after images load
+    });
+    window.addEventListener("resize", () => fitFrame(frame));
+  }
+  for (const picker of document.querySelectorAll("form[data-day-picker] select")) {
+    picker.addEventListener("change", () => {
+      window.location.href = "/ranking/" + encodeURIComponent(picker.value);
+    });
+  }
+});

@@ -1,0 +1,151 @@
+"""The web UI over HTTP on a loopback port: pages, escaping, feedback, profile, access."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+from test_web_helpers import RunningServer, seed_store
+
+from paperbrief.cli import cli
+from paperbrief.store import open_store
+
+
+@pytest.fixture()
+def site(tmp_path: Path):
+    store_path, profile_path = seed_store(tmp_path)
+    with RunningServer(store_path, profile_path) as server:
+        yield server, store_path, profile_path
+
+
+def _csrf(client: httpx.Client, url: str) -> str:
+    page = client.get(url)
+    match = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert match, page.text[:500]
+    return match.group(1)
+
+
+def test_pages_render_and_escape_paper_text(site) -> None:
+    server, _, _ = site
+    with httpx.Client(base_url=server.url) as client:
+        archive = client.get("/")
+        assert archive.status_code == 200 and "arXiv 每日速递 2026-05-22" in archive.text
+        assert "<script>alert" not in archive.text and "&lt;script&gt;" in archive.text
+        ranking = client.get("/ranking").text
+        assert "Unpicked paper number 3" in ranking and "&lt;b&gt;tokenizers&lt;/b&gt;" in ranking
+        assert ranking.count('class="badge ok"') == 2  # the two picks are marked
+        assert "只命中了宽泛的关键词" in ranking  # the reasons of what was not picked
+        paper = client.get("/paper/2605.10001").text
+        assert "Counterfactual replay" in paper and "Table 2" in paper  # document outline
+        assert "反事实回放" in paper  # the brief from the digest
+        assert "https://arxiv.org/pdf/2605.10001v1" in paper
+        hits = client.get("/search", params={"q": "ArkTS"}).text
+        assert "/digest/2026-05-22" in hits and "/paper/2605.10002" in hits
+        assert client.get("/digest/2026-05-22/file").text.startswith("<!DOCTYPE html>")
+        headers = client.get("/").headers
+        assert "script-src 'self'" in headers["content-security-policy"]
+        assert client.get("/paper/9999.99999").status_code == 404
+
+
+def test_feedback_goes_to_the_store_with_note(site) -> None:
+    server, store_path, _ = site
+    with httpx.Client(base_url=server.url) as client:
+        token = _csrf(client, "/ranking")
+        answer = client.post(
+            "/feedback",
+            data={"csrf": token, "paper_id": "2605.30003", "signal": "hide",
+                  "note": "太偏 NLP", "next": "/ranking"},
+        )  # fmt: skip
+        assert answer.status_code == 303
+        assert answer.headers["location"] == "/ranking#p-2605.30003"
+        evil = client.post(
+            "/feedback",
+            data={"csrf": token, "paper_id": "2605.10001", "signal": "up",
+                  "next": "//evil.example/x"},
+        )  # fmt: skip
+        assert evil.headers["location"].startswith("/#p-")  # never redirects off-site
+        assert (
+            client.post(
+                "/feedback", data={"csrf": token, "paper_id": "2605.10001", "signal": "boom"}
+            ).status_code
+            == 400
+        )
+        page = client.get("/ranking").text
+        assert 'class="fb fb-hide" aria-pressed="true"' in page and "太偏 NLP" in page
+    with open_store(store_path) as store:
+        events = [(e.paper_id, e.signal, e.note, e.source) for e in store.feedback_events()]
+    assert events == [
+        ("2605.30003", "hide", "太偏 NLP", "web"),
+        ("2605.10001", "up", None, "web"),
+    ]
+
+
+def test_post_without_csrf_token_or_from_another_origin_is_refused(site) -> None:
+    server, store_path, _ = site
+    with httpx.Client(base_url=server.url) as client:
+        data = {"paper_id": "2605.10001", "signal": "up"}
+        assert client.post("/feedback", data=data).status_code == 403  # no cookie yet
+        token = _csrf(client, "/")
+        assert client.post("/feedback", data={**data, "csrf": "x" * 43}).status_code == 403
+        foreign = client.post(
+            "/feedback", data={**data, "csrf": token}, headers={"Origin": "https://evil.example"}
+        )
+        assert foreign.status_code == 403
+    with open_store(store_path) as store:
+        assert store.feedback_events() == []
+
+
+def test_profile_edit_shows_errors_in_place_and_saves_only_valid_text(site) -> None:
+    server, _, profile_path = site
+    original = profile_path.read_text(encoding="utf-8")
+    with httpx.Client(base_url=server.url) as client:
+        token = _csrf(client, "/profile")
+        bad = original.replace('language = "zh"', 'language = "zh"\npicks_per_day = 99')
+        answer = client.post("/profile", data={"csrf": token, "text": bad, "action": "save"})
+        assert answer.status_code == 422
+        assert "picks_per_day" in answer.text and "第 4 行" in answer.text
+        assert "picks_per_day = 99" in answer.text  # the edited text stays in the editor
+        assert profile_path.read_text(encoding="utf-8") == original
+        broken = client.post(
+            "/profile", data={"csrf": token, "text": "name = [", "action": "validate"}
+        )
+        assert broken.status_code == 422 and "TOML" in broken.text
+        good = original.replace('name = "测试用户"', 'name = "新名字"')
+        saved = client.post("/profile", data={"csrf": token, "text": good, "action": "save"})
+        assert saved.status_code == 200 and "已保存" in saved.text
+    assert 'name = "新名字"' in profile_path.read_text(encoding="utf-8")
+
+
+def test_token_is_required_for_every_request_when_configured(tmp_path: Path) -> None:
+    store_path, profile_path = seed_store(tmp_path)
+    secret = "t0ken-for-tests-1234567890"
+    with (
+        RunningServer(store_path, profile_path, token=secret) as server,
+        httpx.Client(base_url=server.url) as client,
+    ):
+        assert client.get("/").status_code == 401
+        assert client.get("/static/style.css").status_code == 401
+        assert client.get("/?token=wrong").status_code == 401
+        headers = {"Authorization": f"Bearer {secret}"}
+        assert client.get("/ranking", headers=headers).status_code == 200
+        login = client.get(f"/search?q=x&token={secret}")
+        assert login.status_code == 303 and login.headers["location"] == "/search?q=x"
+        assert client.get("/").status_code == 200  # the cookie from the login
+        assert "token" not in login.headers["location"]
+
+
+def test_loopback_only_without_token(site) -> None:
+    server, _, _ = site
+    answer = httpx.get(server.url + "/", headers={"Host": "attacker.example"})
+    assert answer.status_code == 403  # DNS rebinding cannot reach the UI
+
+
+def test_serve_refuses_a_public_host_without_token(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path))
+    monkeypatch.delenv("PAPERBRIEF_WEB_TOKEN", raising=False)
+    result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--port", "1"])
+    assert result.exit_code == 2
+    assert "PAPERBRIEF_WEB_TOKEN" in result.output

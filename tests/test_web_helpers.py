@@ -1,0 +1,115 @@
+"""Helpers for the web tests (no tests here): seed a store, run the UI on a loopback port."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import socket
+import threading
+import time
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import httpx
+import uvicorn
+
+from paperbrief.fulltext.document import Document, Section, Table
+from paperbrief.models import Listing, ScoredPaper, digest_from_dict, to_json
+from paperbrief.profile import parse_profile
+from paperbrief.render import render_html, render_markdown
+from paperbrief.store import open_store
+from paperbrief.web import create_app
+
+FIXTURES = Path(__file__).parent / "fixtures" / "deliver"
+DIGEST_DAY = date(2026, 5, 22)
+LISTING_DAY = date(2026, 5, 21)
+
+
+def seed_store(folder: Path) -> tuple[Path, Path]:
+    """A store with one digest, its day's ranking (picked and not picked), a document."""
+    profile_path = folder / "profile.toml"
+    shutil.copy(FIXTURES / "profile.toml", profile_path)
+    profile = parse_profile(profile_path.read_text(encoding="utf-8"))
+    digest = digest_from_dict(
+        json.loads((FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8"))
+    )
+    picks = [brief.scored for brief in digest.briefs]
+    base = picks[0].paper
+    others = [
+        ScoredPaper(
+            paper=replace(
+                base,
+                id=f"2605.3{index:04d}",
+                title=f"Unpicked paper number {index} about <b>tokenizers</b> 与分词",
+                listings={"cs.CL": "new"},
+            ),
+            score=0.5 - index / 100,
+            stars=2 if index < 4 else 1,
+            line=None,
+            reason="只命中了宽泛的关键词",
+            rank=index + 2,
+        )
+        for index in range(1, 8)
+    ]
+    ranking = [replace(p, paper=replace(p.paper, listings={"cs.SE": "new"})) for p in picks]
+    ranking += others
+    store_path = folder / "paperbrief.db"
+    with open_store(store_path) as store:
+        store.save_listing(Listing(LISTING_DAY, tuple(s.paper for s in ranking), "test"))
+        store.save_scores(LISTING_DAY, profile.fingerprint(), ranking)
+        store.save_picks(DIGEST_DAY, LISTING_DAY, picks)
+        store.save_digest(
+            DIGEST_DAY, "zh", LISTING_DAY, "offline", digest.title,
+            render_markdown(digest, profile), render_html(digest, profile), to_json(digest),
+        )  # fmt: skip
+        document = Document(
+            arxiv_id=base.id,
+            title=base.title,
+            authors=base.authors,
+            abstract=base.abstract,
+            sections=(Section("1 Introduction", 1), Section("3.2 Counterfactual replay", 2)),
+            tables=(Table("Resolve rate with and without tests", "Table 2", (("a", "b"),)),),
+            source="arxiv-html",
+        )
+        store.save_document(base.id, 1, "arxiv-html", json.dumps(dataclasses.asdict(document)), [])
+        store.record_delivery(DIGEST_DAY, "email", ok=True)
+        store.record_delivery(DIGEST_DAY, "slack", ok=False, error="HTTP 500")
+    return store_path, profile_path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class RunningServer:
+    """uvicorn serving ``create_app`` on 127.0.0.1 in a thread."""
+
+    def __init__(self, store_path: Path, profile_path: Path, token: str | None = None) -> None:
+        self.port = free_port()
+        app = create_app(store_path, profile_path, token=token)
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> RunningServer:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(self.url + "/static/style.css", timeout=1)
+                return self
+            except httpx.TransportError:
+                time.sleep(0.05)
+        raise RuntimeError("web UI did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
