@@ -430,7 +430,8 @@ def _repair_note(error: Exception) -> str:
         "Your previous answer could not be used: "
         + str(error)[:1500]
         + "\nAnswer again with exactly one JSON object that validates against the schema."
-        " Keep the content; fix only the structure."
+        " Keep the content; fix only the structure. If the answer was cut off, write the"
+        " long text fields more briefly so the whole object fits."
     )
 
 

@@ -124,7 +124,7 @@ class LLMSettings(Strict):
     backoff_base: float = Field(2.0, ge=0, description="First backoff wait (s); doubles per retry.")
     max_retry_after: float = Field(120.0, ge=0, description="Cap on a server's Retry-After (s).")
     concurrency: int = Field(4, ge=1, le=32, description="Requests in flight at once.")
-    writer_max_tokens: int = Field(4000, ge=256, description="Completion cap of one deep read.")
+    writer_max_tokens: int = Field(6000, ge=256, description="Completion cap of one deep read.")
     paper_text_tokens: int = Field(
         9000, ge=500, description="Budget of paper text (tokens) sent for one deep read."
     )
