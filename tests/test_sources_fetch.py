@@ -361,3 +361,21 @@ def test_day_older_than_the_pastweek_is_fetch_failed(
     assert caught.value.reason == "fetch_failed"
     assert "older than the past week" in caught.value.message
     assert "--listing" in caught.value.hint
+
+
+def test_unreachable_host_stops_after_the_first_page(client: PoliteClient) -> None:
+    # nothing listens on port 9: the feed and the first /new page fail at connection level,
+    # the other categories' pages (same host) are not tried
+    dead = "http://127.0.0.1:9"
+    with pytest.raises(EmptyDay) as caught:
+        fetch_listing(
+            FEED_DAY,
+            ["cs.SE", "cs.AI", "cs.LG"],
+            client,
+            rss_base=f"{dead}/atom",
+            api_base=f"{dead}/api/query",
+            list_base=f"{dead}/list",
+        )
+    assert caught.value.reason == "fetch_failed"
+    assert "cs.SE /new page" in caught.value.message
+    assert "cs.AI" not in caught.value.message.split("cs.SE /new page")[1]

@@ -9,7 +9,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from paperbrief.errors import SourceError
-from paperbrief.http import HttpStatusError, PoliteClient, parse_retry_after
+from paperbrief.http import HostUnreachable, HttpStatusError, PoliteClient, parse_retry_after
 
 
 class FakeTime:
@@ -120,13 +120,21 @@ def test_gives_up_after_max_retries_with_a_hint(httpserver: HTTPServer) -> None:
     assert len(httpserver.log) == 3
 
 
-def test_retries_connection_errors() -> None:
+def test_retries_connection_errors_then_reports_host_unreachable() -> None:
     # a port nobody listens on: connection refused on every attempt
     fake = FakeTime()
-    with make_client(fake, max_retries=1) as client, pytest.raises(SourceError) as caught:
+    with make_client(fake, max_retries=1) as client, pytest.raises(HostUnreachable) as caught:
         client.get("http://127.0.0.1:9/nothing")
-    assert "connection error" in caught.value.message
+    assert "2 attempts" in caught.value.message and "connection error" in caught.value.message
     assert len(fake.sleeps) >= 1
+
+
+def test_http_failures_are_not_host_unreachable(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/down").respond_with_data("", status=503)
+    client = make_client(FakeTime(), max_retries=1)
+    with client, pytest.raises(SourceError) as caught:
+        client.get(httpserver.url_for("/down"))
+    assert not isinstance(caught.value, HostUnreachable)
 
 
 def test_rejects_bodies_over_max_bytes(httpserver: HTTPServer) -> None:

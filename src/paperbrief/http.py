@@ -15,7 +15,8 @@ Contract of ``PoliteClient.get``:
 * raises ``HttpStatusError`` (a ``SourceError``) at once for any other 4xx, carrying the
   status and body so callers can read an error document (arXiv's API answers a bad query
   with HTTP 400 and an Atom feed that explains it);
-* raises ``SourceError`` with a hint when retries are exhausted or the body is too large.
+* raises ``SourceError`` with a hint when retries are exhausted or the body is too large
+  (``HostUnreachable`` when no attempt got any HTTP answer).
 
 Waiting is done through the injectable ``sleep``/``clock`` callables so tests exercise the
 real socket path against a loopback server without waiting real seconds.
@@ -71,13 +72,23 @@ class HttpStatusError(SourceError):
         self.status = response.status
 
 
+class HostUnreachable(SourceError):
+    """Every attempt failed before any HTTP answer (DNS, refused connection, timeout).
+
+    Callers fetching several URLs from the same host can stop early on this.
+    """
+
+
 class _RetryableFailure(Exception):
     """Internal: one attempt failed in a way worth retrying."""
 
-    def __init__(self, description: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, description: str, retry_after: float | None = None, *, answered: bool = True
+    ) -> None:
         super().__init__(description)
         self.description = description
         self.retry_after = retry_after
+        self.answered = answered  # False: no HTTP answer at all (connection-level failure)
 
 
 class PoliteClient:
@@ -160,6 +171,7 @@ class PoliteClient:
         """
         with self._lock:
             last_failure = ""
+            ever_answered = False
             for attempt in range(self.max_retries + 1):
                 self._wait_for_turn()
                 try:
@@ -171,10 +183,12 @@ class PoliteClient:
                     return response
                 except _RetryableFailure as failure:
                     last_failure = failure.description
+                    ever_answered = ever_answered or failure.answered
                     if attempt == self.max_retries:
                         break
                     self._sleep(self._retry_wait(attempt, failure.retry_after))
-            raise SourceError(
+            error_type = SourceError if ever_answered else HostUnreachable
+            raise error_type(
                 f"GET {url} failed after {self.max_retries + 1} attempts: {last_failure}",
                 hint="arXiv may be down or rate-limiting; wait a few minutes and rerun "
                 "(a rerun reuses what was already fetched), or use --listing FILE",
@@ -208,9 +222,11 @@ class PoliteClient:
                     encoding=raw.charset_encoding,
                 )
         except httpx.TimeoutException as error:
-            raise _RetryableFailure(f"timed out after {self.timeout:g}s ({error!r})") from error
+            raise _RetryableFailure(
+                f"timed out after {self.timeout:g}s ({error!r})", answered=False
+            ) from error
         except httpx.TransportError as error:
-            raise _RetryableFailure(f"connection error ({error!r})") from error
+            raise _RetryableFailure(f"connection error ({error!r})", answered=False) from error
         if response.status in RETRYABLE_STATUSES:
             raise _RetryableFailure(
                 f"HTTP {response.status}",

@@ -8,7 +8,7 @@ from datetime import date
 from typing import cast
 
 from paperbrief.errors import EXIT_FETCH_FAILED, EXIT_NO_ANNOUNCEMENT, EmptyDay, SourceError
-from paperbrief.http import PoliteClient
+from paperbrief.http import HostUnreachable, PoliteClient
 from paperbrief.models import EmptyReason, Listing, ListingKind, Paper
 from paperbrief.sources.arxiv_api import DEFAULT_API_BASE, fetch_papers
 from paperbrief.sources.arxiv_feed import feed_url, parse_feed
@@ -196,6 +196,8 @@ def _from_new_pages(
         except SourceError as error:
             attempt.failures.append(f"{category} /new page: {error.message}")
             attempt.notes.append(f"{category}: /list/{category}/new unusable ({error.message})")
+            if isinstance(error, HostUnreachable):
+                break  # the other pages are on the same host
             continue
         attempt.pages_read += 1
         attempt.saw(page.day)
@@ -222,6 +224,8 @@ def _from_pastweek_pages(
         except SourceError as error:
             attempt.failures.append(f"{category} /pastweek page: {error.message}")
             attempt.notes.append(f"{category}: /list/{category}/pastweek unusable")
+            if isinstance(error, HostUnreachable):
+                break  # the other pages are on the same host
             continue
         attempt.pages_read += 1
         if attempt.day in page.incomplete_days:
