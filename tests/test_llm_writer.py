@@ -18,7 +18,9 @@ from paperbrief.render.markdown import render_markdown
 from paperbrief.store import Store, open_store
 from paperbrief.write.labels import labels_for
 from paperbrief.write.llm_writer import (
+    day_messages,
     describe_profile,
+    paper_messages,
     system_prompt,
     write_briefs_llm,
     write_day_llm,
@@ -212,3 +214,16 @@ def test_strict_drops_the_unsupported_claim_before_the_day_is_written(store):
     assert "93%" not in digest.briefs[0].tldr and "41.3%" in digest.briefs[0].tldr
     assert "93%" not in day_prompt
     assert digest.provenance.numbers_verified == digest.provenance.numbers_checked
+
+
+def test_prompts_are_package_files_with_every_placeholder_filled():
+    from importlib import resources
+
+    names = sorted(p.name for p in (resources.files("paperbrief") / "prompts").iterdir())
+    assert names == ["day_synthesis.md", "paper_brief.md", "system.md"]
+    profile = load_profile()
+    for scored, document in picks():
+        for message in paper_messages(scored, document, profile, "zh"):
+            assert "$" not in message["content"].replace("$PAPERBRIEF", "")
+    digest_prompt = day_messages([], profile, "en", 10)[1]["content"]
+    assert "$" not in digest_prompt and "<picks>\n[]\n</picks>" in digest_prompt
