@@ -179,9 +179,7 @@ def rank_day(
     return ranking
 
 
-def read_fulltext(
-    store: Store, paper: Paper, services: Services, offline: bool
-) -> Document | None:
+def read_fulltext(store: Store, paper: Paper, services: Services, offline: bool) -> Document | None:
     """The paper's Document from the store, or read once and stored; None when offline.
 
     The abstract-only fallback is stored too, so a paper whose HTML and PDF both failed is
@@ -192,11 +190,12 @@ def read_fulltext(
         return document_from_json(row["body"])
     if offline or services.http is None:
         return None
-    document = fulltext.read_paper(
-        paper.id, paper.version, services.http, abstract_fallback=paper
-    )
+    document = fulltext.read_paper(paper.id, paper.version, services.http, abstract_fallback=paper)
     store.save_document(
-        paper.id, paper.version, document.source, document_to_json(document),
+        paper.id,
+        paper.version,
+        document.source,
+        document_to_json(document),
         list(document.attempts),
     )
     return document
@@ -240,27 +239,37 @@ def write_briefs(
     options: RunOptions,
     reporter: Reporter,
 ) -> tuple[list[PaperBrief], dict[str, Document]]:
-    """Write (or resume) one brief per pick; each is stored as soon as it is written."""
+    """Write (or resume) one brief per pick; each is stored as soon as it is written.
+
+    Offline briefs are written as each paper is read; LLM deep reads run concurrently once
+    every pick's full text is in (the client bounds concurrency and budget).
+    """
     writer = _writer_name(services)
-    briefs: list[PaperBrief] = []
+    written: dict[str, PaperBrief] = {}
     documents: dict[str, Document] = {}
-    for scored in reporter.track(picks, "reading and writing picks"):
+    pending: list[tuple[ScoredPaper, Document | None]] = []
+
+    def keep(brief: PaperBrief) -> None:
+        store.save_brief(digest_date, brief.paper.id, profile.language, writer, to_json(brief))
+        written[brief.paper.id] = brief
+
+    for scored in reporter.track(picks, "reading the picks"):
         document = read_fulltext(store, scored.paper, services, options.offline)
         if document is not None:
             documents[scored.paper.id] = document
         stored = store.load_brief(digest_date, scored.paper.id, profile.language, writer)
         if stored is not None and not options.force:
-            briefs.append(brief_from_dict(json.loads(stored)))
-            continue
-        if services.llm is not None:
-            from paperbrief.write.llm_writer import write_brief_llm
-
-            brief = write_brief_llm(services.llm, scored, document, profile, profile.language)
+            written[scored.paper.id] = brief_from_dict(json.loads(stored))
+        elif services.llm is None:
+            keep(write_brief_offline(scored, document, profile))
         else:
-            brief = write_brief_offline(scored, document, profile)
-        store.save_brief(digest_date, scored.paper.id, profile.language, writer, to_json(brief))
-        briefs.append(brief)
-    return briefs, documents
+            pending.append((scored, document))
+    if pending:
+        from paperbrief.write.llm_writer import write_briefs_llm
+
+        reporter.stage(f"writing {len(pending)} deep reads with {writer}")
+        write_briefs_llm(services.llm, pending, profile, profile.language, on_done=keep)  # type: ignore[arg-type]
+    return [written[p.paper.id] for p in picks], documents
 
 
 def _writer_name(services: Services) -> str:
@@ -417,4 +426,3 @@ def _run(
         papers_considered=len(papers),
         notes=list(listing.notes),
     )
-

@@ -99,7 +99,7 @@ def _build_services(store: Store, profile: Profile, offline: bool) -> Services:
     from paperbrief import llm
 
     if llm.llm_configured(profile.llm, os.environ):
-        services.llm = llm.LLMClient(profile.llm, store, api_key=llm.api_key(profile.llm))
+        services.llm = llm.LLMClient(profile.llm, store, api_key=llm.resolve_api_key(profile.llm))
     return services
 
 
