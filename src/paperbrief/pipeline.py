@@ -24,7 +24,7 @@ from paperbrief.errors import (
     EmptyDay,
     PaperbriefError,
 )
-from paperbrief.fulltext.document import Document, document_from_json, document_to_json
+from paperbrief.fulltext.document import Document, document_from_json
 from paperbrief.http import PoliteClient
 from paperbrief.models import (
     Digest,
@@ -179,26 +179,20 @@ def rank_day(
     return ranking
 
 
-def read_fulltext(store: Store, paper: Paper, services: Services, offline: bool) -> Document | None:
-    """The paper's Document from the store, or read once and stored; None when offline.
+def read_fulltext(
+    store: Store, paper: Paper, services: Services, offline: bool
+) -> Document | None:
+    """The paper's Document: from the store, else read once (and stored); None offline.
 
-    The abstract-only fallback is stored too, so a paper whose HTML and PDF both failed is
-    not fetched again on every rerun.
+    An abstract-only result is not stored, so a paper whose full text was unreachable
+    (usually a network failure) is tried again on the next run.
     """
     row = store.load_document(paper.id)
     if row is not None:
         return document_from_json(row["body"])
     if offline or services.http is None:
         return None
-    document = fulltext.read_paper(paper.id, paper.version, services.http, abstract_fallback=paper)
-    store.save_document(
-        paper.id,
-        paper.version,
-        document.source,
-        document_to_json(document),
-        list(document.attempts),
-    )
-    return document
+    return fulltext.load_or_read_paper(store, paper, services.http)
 
 
 def _sha(text: str) -> str:
