@@ -20,7 +20,7 @@ from pytest_httpserver import HTTPServer
 from paperbrief.deliver import deliver_digest, deliver_stored
 from paperbrief.deliver.message import announcement_from_digest
 from paperbrief.deliver.webhooks import WebhookSender
-from paperbrief.errors import DeliveryError
+from paperbrief.errors import DeliveryError, ProfileError
 from paperbrief.models import digest_from_dict, to_json
 from paperbrief.profile import (
     BlogSettings,
@@ -254,3 +254,23 @@ def test_feed_lists_recent_digests_escaped(tmp_path: Path) -> None:
     content = root.find("a:entry/a:content", ns).text
     assert "&lt;script&gt;" in content and "<script>" not in content
     assert urllib.parse.urlparse(links[1]).path == "/posts/2026-05-21/"
+
+
+def test_delivery_settings_parse_and_reject_ambiguous_webhooks() -> None:
+    base = (FIXTURES / "profile.toml").read_text(encoding="utf-8")
+    example = (FIXTURES / "delivery-example.toml").read_text(encoding="utf-8")
+    profile = parse_profile(base + "\n" + example)
+    from paperbrief.deliver import configured_channels
+
+    assert configured_channels(profile.delivery) == [
+        "blog", "feed", "email", "feishu", "lab-dingtalk"
+    ]  # fmt: skip
+    assert profile.delivery.email.security == "ssl"
+    duplicate = example.replace('name = "lab-dingtalk"', 'name = "feishu"')
+    with pytest.raises(ProfileError, match="unique name"):
+        parse_profile(base + "\n" + duplicate)
+    no_url = example.replace('url_env = "FEISHU_WEBHOOK_URL"\n', "")
+    with pytest.raises(ProfileError, match="set url_env"):
+        parse_profile(base + "\n" + no_url)
+    with pytest.raises(ProfileError, match="smtp_pass"):
+        parse_profile(base + "\n" + example.replace("smtp_port", "smtp_pass"))

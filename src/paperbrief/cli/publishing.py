@@ -60,7 +60,7 @@ def send(digest_date: object, channels: tuple[str, ...], profile_path: Path | No
         if not configured_channels(profile.delivery):
             raise DeliveryError(
                 "no delivery channel is configured",
-                "add a [delivery] section to the profile (`paperbrief profile init` shows one)",
+                "add a [delivery] section to the profile: blog, email, webhooks or feed",
             )
         results = deliver_stored(store, profile, day, channels=list(channels) or None, force=True)
     for result in results:

@@ -1,0 +1,120 @@
+"""The web UI in a real headless Chromium (Debian's package, driven by Playwright).
+
+Screenshots land in test-artifacts/ for a human look. Skips with a clear message when no
+Chromium is installed (CI installs it: see .ci/run).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from test_web_helpers import RunningServer, seed_store
+
+from paperbrief.store import open_store
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        pytest.skip("no chromium on PATH: install Debian's `chromium` to run the browser tests")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture()
+def site(tmp_path: Path):
+    store_path, profile_path = seed_store(tmp_path)
+    with RunningServer(store_path, profile_path) as server:
+        yield server, store_path, profile_path
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")  # the sticky header belongs at the top
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def test_read_a_digest_and_give_feedback_that_survives_a_reload(browser, site) -> None:
+    server, store_path, _ = site
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.goto(server.url + "/")
+    assert page.locator("h2 a", has_text="arXiv 每日速递 2026-05-22").is_visible()
+    _shot(page, "archive-desktop")
+
+    page.click("text=arXiv 每日速递 2026-05-22")
+    page.wait_for_url("**/digest/2026-05-22")
+    frame = page.frame_locator("iframe.digest-frame")
+    assert frame.locator("h1").first.inner_text().startswith("arXiv 每日速递")
+    page.wait_for_function(
+        "document.querySelector('iframe.digest-frame').offsetHeight > 900"
+    )  # the frame grew to its content
+    _shot(page, "digest-desktop")
+
+    pick = page.locator("li#p-2605\\.10001")
+    pick.locator("input.note").fill("想复现")
+    pick.locator("button.fb-up").click()
+    page.wait_for_url("**/digest/2026-05-22#p-2605.10001")
+    page.reload()
+    pressed = page.locator("li#p-2605\\.10001 button.fb-up")
+    assert pressed.get_attribute("aria-pressed") == "true"
+    assert "想复现" in page.locator("li#p-2605\\.10001").inner_text()
+    with open_store(store_path) as store:
+        events = [(e.signal, e.note, e.source) for e in store.feedback_for("2605.10001")]
+    assert events == [("up", "想复现", "web")]
+    page.close()
+
+
+def test_ranking_and_paper_pages_at_phone_width(browser, site) -> None:
+    server, _, _ = site
+    page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page.goto(server.url + "/ranking")
+    assert page.locator("tr.picked").count() == 2
+    # The page itself never scrolls sideways: wide tables scroll inside their own box.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.locator("tr#p-2605\\.30003 button.fb-hide").click()
+    page.wait_for_load_state()
+    assert page.locator("tr#p-2605\\.30003").get_attribute("class").find("hidden-paper") >= 0
+    _shot(page, "ranking-phone")
+    page.goto(server.url + "/paper/2605.10001")
+    assert page.locator("text=Counterfactual replay").is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    _shot(page, "paper-phone")
+    page.goto(server.url + "/digest/2026-05-22")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    _shot(page, "digest-phone")
+    page.close()
+
+
+def test_profile_with_an_invalid_value_shows_the_error_in_place(browser, site) -> None:
+    server, _, profile_path = site
+    original = profile_path.read_text(encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    page.goto(server.url + "/profile")
+    editor = page.locator("textarea[name=text]")
+    editor.fill(original.replace('language = "zh"', 'language = "fr"'))
+    page.click("button[value=save]")
+    alert = page.locator("[role=alert]")
+    assert "language" in alert.inner_text()
+    assert editor.get_attribute("aria-invalid") == "true"
+    assert 'language = "fr"' in editor.input_value()  # the edit is kept for fixing
+    _shot(page, "profile-error")
+    assert profile_path.read_text(encoding="utf-8") == original
+    editor.fill(original.replace("测试用户", "浏览器用户"))
+    page.click("button[value=save]")
+    assert page.locator("[role=status]").inner_text() == "已保存。"
+    assert "浏览器用户" in profile_path.read_text(encoding="utf-8")
+    page.close()
