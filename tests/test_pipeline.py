@@ -116,8 +116,16 @@ def test_day_with_nothing_in_the_profiles_categories_is_empty(tmp_path: Path):
 def test_cli_run_offline_without_listing_says_fetch_failed(tmp_path: Path):
     result = CliRunner().invoke(
         cli,
-        ["run", "--offline", "--date", "2026-05-23", "--profile", str(EXAMPLE_PROFILE),
-         "--out", str(tmp_path / "out")],
+        [
+            "run",
+            "--offline",
+            "--date",
+            "2026-05-23",
+            "--profile",
+            str(EXAMPLE_PROFILE),
+            "--out",
+            str(tmp_path / "out"),
+        ],
     )
     assert result.exit_code == EXIT_FETCH_FAILED, result.output
     assert "nothing published" in result.output
@@ -126,10 +134,70 @@ def test_cli_run_offline_without_listing_says_fetch_failed(tmp_path: Path):
 
 def test_cli_run_writes_the_digest_and_prints_where(tmp_path: Path):
     out = tmp_path / "out"
-    args = ["run", "--listing", str(LISTING), "--profile", str(EXAMPLE_PROFILE),
-            "--out", str(out), "--offline"]
+    args = [
+        "run",
+        "--listing",
+        str(LISTING),
+        "--profile",
+        str(EXAMPLE_PROFILE),
+        "--out",
+        str(out),
+        "--offline",
+    ]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert f"markdown: {out / '2026-05-23.md'}" in result.output
     html = (out / "2026-05-23.html").read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and "今日全览" in html
+
+
+def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
+    tmp_path: Path, httpserver
+):
+    """Full text comes from a loopback 'arXiv': native HTML for one pick, a 'No HTML' page
+    and a PDF for the others. The digest shows the paper's figure and its own results
+    table; a rerun with --force reads nothing again."""
+    from paperbrief.http import PoliteClient
+    from paperbrief.pipeline import ArxivEndpoints
+
+    html = (FIXTURES / "fulltext" / "arxiv_html_2501.11120v1.html").read_bytes()
+    pdf = (FIXTURES / "fulltext" / "arxiv_pdf_2304.02623v1.pdf").read_bytes()
+    no_html = (
+        b"<html><body><h1>No HTML for '%s'</h1>"
+        b"<p>HTML is not available for the source.</p></body></html>"
+    )
+    with open_store(tmp_path / "db.sqlite") as store:
+        profile = load_profile(EXAMPLE_PROFILE)
+        ranking_run = _run(store, tmp_path / "first")  # offline: decides the picks
+        picks = [p.paper.id for p in ranking_run.picks]
+        httpserver.expect_request(f"/html/{picks[0]}").respond_with_data(
+            html, content_type="text/html"
+        )
+        for pid in picks[1:]:
+            httpserver.expect_request(f"/html/{pid}").respond_with_data(
+                no_html % pid.encode(), status=404, content_type="text/html"
+            )
+            httpserver.expect_request(f"/ar5iv/{pid}").respond_with_data("gone", status=404)
+            httpserver.expect_request(f"/pdf/{pid}").respond_with_data(
+                pdf, content_type="application/pdf"
+            )
+        endpoints = ArxivEndpoints(
+            html=httpserver.url_for("/html"),
+            ar5iv=httpserver.url_for("/ar5iv"),
+            pdf=httpserver.url_for("/pdf"),
+        )
+        with PoliteClient(delay_seconds=0, max_retries=0) as client:
+            services = Services(embedder=Embedder(cache=store), http=client, arxiv=endpoints)
+            options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", force=True)
+            result = run_day(store, profile, options, services, today=date(2026, 5, 23))
+            requests_after_first = len(httpserver.log)
+            run_day(store, profile, options, services, today=date(2026, 5, 23))
+        assert len(httpserver.log) == requests_after_first  # full texts came from the store
+    markdown = result.files["markdown"].read_text(encoding="utf-8")
+    first = markdown.split(f"[arXiv:{picks[0]}]")[1].split("\n---\n")[0]
+    assert "![" in first and "(https://arxiv.org/html/2501.11120v1/" in first
+    assert "#### 关键结果" in first and "| --- |" not in first and "|---|" in first
+    assert "仅依据摘要" not in first and "离线模式" not in first
+    second = markdown.split(f"[arXiv:{picks[1]}]")[1].split("\n---\n")[0]
+    assert "该论文暂无 arXiv HTML 版本" in second  # PDF only: no original figure
+    assert result.files["html"].read_text(encoding="utf-8").count("<figure>") == 1

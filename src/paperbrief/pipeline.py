@@ -24,6 +24,7 @@ from paperbrief.errors import (
     EmptyDay,
     PaperbriefError,
 )
+from paperbrief.fulltext import fetch as fulltext_fetch
 from paperbrief.fulltext.document import Document, document_from_json
 from paperbrief.http import PoliteClient
 from paperbrief.models import (
@@ -86,6 +87,18 @@ class RunResult:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class ArxivEndpoints:
+    """Where arXiv lives; tests point these at a loopback server."""
+
+    rss: str = sources.DEFAULT_RSS_BASE
+    api: str = sources.DEFAULT_API_BASE
+    list_page: str = sources.DEFAULT_LIST_BASE
+    html: str = fulltext_fetch.HTML_BASE
+    ar5iv: str = fulltext_fetch.AR5IV_BASE
+    pdf: str = fulltext_fetch.PDF_BASE
+
+
 @dataclass
 class Services:
     """External clients the stages need; built once per run and passed in."""
@@ -93,6 +106,7 @@ class Services:
     http: PoliteClient | None = None
     embedder: rank.Embedder | None = None
     llm: object | None = None  # paperbrief.llm.LLMClient when an LLM is configured
+    arxiv: ArxivEndpoints = field(default_factory=ArxivEndpoints)
 
 
 def resolve_days(options: RunOptions, today: date) -> tuple[date | None, date | None]:
@@ -134,6 +148,9 @@ def acquire_listing(
             listing_day,
             profile.all_categories,
             services.http,
+            rss_base=services.arxiv.rss,
+            api_base=services.arxiv.api,
+            list_base=services.arxiv.list_page,
             previous_ids=frozenset(p.id for p in previous.papers) if previous else frozenset(),
             include_replacements=profile.include_replacements,
         )
@@ -192,7 +209,14 @@ def read_fulltext(
         return document_from_json(row["body"])
     if offline or services.http is None:
         return None
-    return fulltext.load_or_read_paper(store, paper, services.http)
+    return fulltext.load_or_read_paper(
+        store,
+        paper,
+        services.http,
+        html_base=services.arxiv.html,
+        ar5iv_base=services.arxiv.ar5iv,
+        pdf_base=services.arxiv.pdf,
+    )
 
 
 def _sha(text: str) -> str:
