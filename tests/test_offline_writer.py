@@ -26,7 +26,14 @@ def _paper(title: str = "TraceLens: what agent actions are worth", abstract: str
     return Paper(
         id="2605.00001",
         title=title,
-        authors=("Ada Lovelace", "Alan Turing", "Grace Hopper", "Barbara Liskov", "Ken Thompson", "Extra Author"),
+        authors=(
+            "Ada Lovelace",
+            "Alan Turing",
+            "Grace Hopper",
+            "Barbara Liskov",
+            "Ken Thompson",
+            "Extra Author",
+        ),
         abstract=abstract,
         categories=("cs.SE", "cs.AI"),
         primary_category="cs.SE",
@@ -85,18 +92,22 @@ def test_markdown_has_the_digest_format_sections_in_order():
     profile = load_profile(EXAMPLE_PROFILE)
     briefs = [write_brief_offline(_scored(_paper()), None, profile)]
     digest = write_day_offline(
-        briefs, profile, digest_date=date(2026, 5, 23), listing_day=date(2026, 5, 22),
+        briefs,
+        profile,
+        digest_date=date(2026, 5, 23),
+        listing_day=date(2026, 5, 22),
         papers_considered=480,
     )
     markdown = render_markdown(digest, profile)
-    assert markdown.startswith("---\ntitle: \"arXiv 每日速递 2026-05-23\"\ndate: 2026-05-23\n")
+    assert markdown.startswith('---\ntitle: "arXiv 每日速递 2026-05-23"\ndate: 2026-05-23\n')
     assert 'coverColor: "from-emerald-500 to-teal-600"' in markdown
     headings = [line for line in markdown.splitlines() if line.startswith("#")]
     assert headings[:3] == ["# arXiv 每日速递 2026-05-23", "## 今日总结", "## 今日全览"]
     assert "### TraceLens: what agent actions are worth" in headings
     assert "#### TL;DR" in headings and "#### 关键结果" in headings
     assert "#### 💡 对我们的启发" not in headings  # left out, never invented
-    assert "| [TraceLens: what agent actions are worth](https://arxiv.org/abs/2605.00001) |" in markdown
+    link = "[TraceLens: what agent actions are worth](https://arxiv.org/abs/2605.00001)"
+    assert f"| {link} |" in markdown
     info = next(line for line in markdown.splitlines() if line.startswith("📌"))
     assert "Ken Thompson et al." in info and "Extra Author" not in info
     assert "[arXiv:2605.00001](https://arxiv.org/abs/2605.00001)" in info
@@ -105,11 +116,14 @@ def test_markdown_has_the_digest_format_sections_in_order():
 
 def test_untrusted_text_is_escaped_in_markdown_and_html():
     profile = load_profile(EXAMPLE_PROFILE)
-    evil_title = 'Agents <script>alert(1)</script> [click](javascript:alert(2)) | pipe'
+    evil_title = "Agents <script>alert(1)</script> [click](javascript:alert(2)) | pipe"
     evil_abstract = ABSTRACT + ' We present <img src=x onerror="alert(3)"> as a demo.'
     brief = write_brief_offline(_scored(_paper(evil_title, evil_abstract)), None, profile)
     digest = write_day_offline(
-        [brief], profile, digest_date=date(2026, 5, 23), listing_day=date(2026, 5, 22),
+        [brief],
+        profile,
+        digest_date=date(2026, 5, 23),
+        listing_day=date(2026, 5, 22),
         papers_considered=1,
     )
     markdown = render_markdown(digest, profile)
@@ -129,7 +143,10 @@ def test_digest_round_trips_through_json():
     profile = load_profile(EXAMPLE_PROFILE)
     brief = write_brief_offline(_scored(_paper()), None, profile)
     digest = write_day_offline(
-        [brief], profile, digest_date=date(2026, 5, 23), listing_day=date(2026, 5, 22),
+        [brief],
+        profile,
+        digest_date=date(2026, 5, 23),
+        listing_day=date(2026, 5, 22),
         papers_considered=3,
     )
     import json
@@ -142,7 +159,10 @@ def test_english_digest_uses_english_labels():
     profile = load_profile(EXAMPLE_PROFILE).model_copy(update={"language": "en"})
     brief = write_brief_offline(_scored(_paper()), None, profile)
     digest = write_day_offline(
-        [brief], profile, digest_date=date(2026, 5, 23), listing_day=date(2026, 5, 22),
+        [brief],
+        profile,
+        digest_date=date(2026, 5, 23),
+        listing_day=date(2026, 5, 22),
         papers_considered=3,
     )
     markdown = render_markdown(digest, profile)

@@ -17,8 +17,15 @@ from paperbrief.store import MIGRATIONS, open_store
 def _listing() -> Listing:
     papers = (
         Paper("2605.1", "A", ("X",), "abs", ("cs.SE",), "cs.SE", listings={"cs.SE": "new"}),
-        Paper("2605.2", "B", ("Y",), "abs", ("cs.LG", "cs.SE"), "cs.LG",
-              listings={"cs.SE": "cross", "cs.LG": "new"}),
+        Paper(
+            "2605.2",
+            "B",
+            ("Y",),
+            "abs",
+            ("cs.LG", "cs.SE"),
+            "cs.LG",
+            listings={"cs.SE": "cross", "cs.LG": "new"},
+        ),
     )
     return Listing(day=date(2026, 5, 22), papers=papers, source="test")
 
