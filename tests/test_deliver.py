@@ -274,3 +274,36 @@ def test_delivery_settings_parse_and_reject_ambiguous_webhooks() -> None:
         parse_profile(base + "\n" + no_url)
     with pytest.raises(ProfileError, match="smtp_pass"):
         parse_profile(base + "\n" + example.replace("smtp_port", "smtp_pass"))
+
+
+def test_send_command_resends_and_exits_1_when_a_channel_fails(
+    httpserver: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from paperbrief.cli import cli
+
+    profile, digest = _sample()
+    profile_path = tmp_path / "profile.toml"
+    profile_path.write_text(
+        (FIXTURES / "profile.toml").read_text(encoding="utf-8")
+        + '\n[[delivery.webhooks]]\nkind = "generic"\nname = "hook"\nurl_env = "HOOK_URL"\n'
+        + '\n[[delivery.webhooks]]\nkind = "slack"\nurl_env = "SLACK_URL"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path))
+    monkeypatch.setenv("HOOK_URL", httpserver.url_for("/hook"))
+    monkeypatch.setenv("SLACK_URL", httpserver.url_for("/slack"))
+    httpserver.expect_request("/hook").respond_with_json({"ok": True})
+    httpserver.expect_request("/slack").respond_with_data("no", status=503)
+    with open_store(tmp_path / "paperbrief.db") as store:
+        store.save_digest(DAY, "zh", digest.listing_day, "offline", digest.title,
+                          render_markdown(digest, profile), render_html(digest, profile),
+                          to_json(digest))  # fmt: skip
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["send", "--channel", "hook", "--profile", str(profile_path)])
+    assert ok.exit_code == 0, ok.output
+    again = runner.invoke(cli, ["send", "--date", "2026-05-22", "--profile", str(profile_path)])
+    assert again.exit_code == 1
+    assert "slack" in again.output and "HTTP 503" in again.output
+    assert [request.path for request, _ in httpserver.log] == ["/hook", "/hook", "/slack"]

@@ -73,13 +73,20 @@ def test_feedback_goes_to_the_store_with_note(site) -> None:
             ).status_code
             == 400
         )
+        client.post(
+            "/feedback",
+            data={"csrf": token, "paper_id": "2605.30004", "signal": "save",
+                  "note": "<img src=x onerror=alert(1)>", "next": "/ranking"},
+        )  # fmt: skip
         page = client.get("/ranking").text
         assert 'class="fb fb-hide" aria-pressed="true"' in page and "太偏 NLP" in page
+        assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     with open_store(store_path) as store:
         events = [(e.paper_id, e.signal, e.note, e.source) for e in store.feedback_events()]
     assert events == [
         ("2605.30003", "hide", "太偏 NLP", "web"),
         ("2605.10001", "up", None, "web"),
+        ("2605.30004", "save", "<img src=x onerror=alert(1)>", "web"),
     ]
 
 

@@ -134,9 +134,7 @@ def _senders(
             _feed_entries(store, profile, post),
             title=profile.output.series or "paperbrief",
             feed_id=f"urn:paperbrief:feed:{profile.name}",
-            home_link=digest_link(settings.link, post.digest_date).rsplit("/", 2)[0]
-            if settings.link
-            else "",
+            home_link=settings.link.split("{date}", 1)[0] if settings.link else "",
         )
         return write_feed(Path(settings.feed.path).expanduser(), document)
 
