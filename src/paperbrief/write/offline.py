@@ -106,8 +106,9 @@ def write_brief_offline(
         notes = []
     else:
         notes = [labels["not_fetched"] if document is None else labels["abstract_only"]]
-    if document is not None and document.flags:
-        notes.extend(f"{labels['source_label']}: {flag}" for flag in document.flags[:3])
+    if has_fulltext and document is not None and document.flags:
+        flags = ", ".join(document.flags[:4])
+        notes.append(f"{labels['source_label']}: {document.source} ({flags})")
     return PaperBrief(
         scored=scored,
         reason=_reason(scored, language),
