@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from openai_server import Reply
-
 from paperbrief.fulltext.document import Document, document_from_json
 from paperbrief.models import Paper, ScoredPaper
 from paperbrief.profile import Profile, parse_profile
+
+from openai_server import Reply
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llm"
 ABSTRACT_ONLY = Paper(

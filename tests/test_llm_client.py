@@ -7,13 +7,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from openai_server import OpenAIServer, Reply
 from pydantic import BaseModel
 
 from paperbrief.errors import BudgetExhausted, LLMError
 from paperbrief.llm import LLMClient, llm_configured, resolve_api_key
 from paperbrief.profile import LLMSettings, ModelPrice
 from paperbrief.store import Store, open_store
+
+from openai_server import OpenAIServer, Reply
 
 
 class Verdict(BaseModel):
@@ -204,3 +205,29 @@ def test_configuration_can_be_read_from_a_given_environment():
     assert llm_configured(settings, environ)
     assert resolve_api_key(settings, environ) == "sk-mine"
     assert not llm_configured(settings, {})
+
+
+def test_endpoint_refusing_json_mode_is_asked_again_without_it(server, store):
+    server.push(Reply(status=400, body=b'{"error": "response_format not supported"}'), GOOD)
+    client = make_client(server, store, [], max_retries=0)
+    assert client.complete_json("judge", ASK, Verdict).score == 4
+    assert "response_format" in server.requests[0]
+    assert "response_format" not in server.requests[1]
+    assert [r["outcome"] for r in store.llm_calls()] == ["json-mode-refused", "ok"]
+
+
+def test_parallel_calls_cannot_overshoot_the_budget_together(store):
+    with OpenAIServer(lambda body: GOOD, delay=0.3) as slow:
+        client = make_client(slow, store, [], daily_token_budget=250, concurrency=4)
+        prompts = [[{"role": "user", "content": f"rate paper {n} " * 20}] for n in range(4)]
+
+        def ask(messages):
+            try:
+                return client.complete_json("judge", messages, Verdict)
+            except BudgetExhausted:
+                return None
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            answers = list(pool.map(ask, prompts))
+        assert slow.request_count == 1
+        assert sum(answer is not None for answer in answers) == 1

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from llm_day import load_profile, load_replies, paper_of, picks, route_replies
-from openai_server import OpenAIServer, Reply
 
 from paperbrief.errors import BudgetExhausted, LLMError
 from paperbrief.fulltext.document import Document
@@ -26,6 +25,8 @@ from paperbrief.write.llm_writer import (
     write_day_llm,
 )
 from paperbrief.write.verify import verify_markdown
+
+from openai_server import OpenAIServer, Reply
 
 DAY = date(2026, 5, 24)
 

@@ -157,6 +157,7 @@ class LLMClient:
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._lock = threading.Lock()  # guards spend counters and the store connection
         self._spend = _Spend()
+        self._reserved = 0  # prompt tokens of calls in flight (see _reserve)
         self._spent_before = self._stored_spend()
         headers = {"Content-Type": "application/json"}
         if api_key:
@@ -251,54 +252,61 @@ class LLMClient:
     ) -> _Answer:
         estimate = estimate_tokens(json.dumps(payload["messages"], ensure_ascii=False))
         last = ""
-        for attempt in range(self.settings.max_retries + 1):
-            self._check_budget(role, model, estimate)
-            retry_after: float | None = None
+        attempt = 0
+        while attempt <= self.settings.max_retries:
+            self._reserve(role, model, estimate)
             started = time.monotonic()
-            with self._slots:
-                try:
-                    response = self._http.post(f"{self.base_url}/chat/completions", json=payload)
-                except httpx.TimeoutException:
-                    response = None
-                    last = f"timed out after {self.settings.timeout:g}s"
-                    outcome = "timeout"
-                except httpx.TransportError as error:
-                    response = None
-                    last = f"connection error ({error!r})"
-                    outcome = "connection-error"
+            try:
+                with self._slots:
+                    response, last, outcome = self._post(payload)
+            finally:
+                self._release(estimate)
             latency = int((time.monotonic() - started) * 1000)
+            retry_after: float | None = None
+            answer = _Answer("", 0, 0)
             if response is not None:
-                if response.status_code in RETRYABLE_STATUSES:
-                    last = f"HTTP {response.status_code}"
-                    outcome = f"http-{response.status_code}"
+                status = response.status_code
+                if status == 400 and "response_format" in payload:
+                    # Some endpoints (older vLLM, llama.cpp builds) reject JSON mode: the
+                    # schema is in the prompt anyway, so ask again without it (not a retry).
+                    self._record(role, model, key, answer, latency, "json-mode-refused")
+                    payload = {k: v for k, v in payload.items() if k != "response_format"}
+                    continue
+                if status in RETRYABLE_STATUSES:
+                    last, outcome = f"HTTP {status}", f"http-{status}"
                     retry_after = parse_retry_after(response.headers.get("retry-after"))
-                elif response.status_code >= 400:
-                    self._record(role, model, key, _Answer("", 0, 0), latency, "http-error")
+                elif status >= 400:
+                    self._record(role, model, key, answer, latency, "http-error")
                     raise LLMError(
                         f"{self.base_url} refused the {role} request with HTTP"
-                        f" {response.status_code}: {response.text[:200]}",
-                        _status_hint(response.status_code, self.settings),
+                        f" {status}: {response.text[:200]}",
+                        _status_hint(status, self.settings),
                     )
                 else:
                     answer = _read_answer(response)
                     if answer.content.strip():
                         self._record(role, model, key, answer, latency, outcome_prefix + "ok")
                         return answer
-                    last = "blank answer"
-                    outcome = "blank"
-                    self._record(role, model, key, answer, latency, outcome_prefix + outcome)
-                    if attempt < self.settings.max_retries:
-                        self._sleep(self._backoff(attempt, None))
-                    continue
-            self._record(role, model, key, _Answer("", 0, 0), latency, outcome_prefix + outcome)
+                    last, outcome = "blank answer", "blank"
+            self._record(role, model, key, answer, latency, outcome_prefix + outcome)
             if attempt < self.settings.max_retries:
                 self._sleep(self._backoff(attempt, retry_after))
+            attempt += 1
         raise LLMError(
             f"{role} call to {self.base_url} failed after"
             f" {self.settings.max_retries + 1} attempts: {last}",
             "the endpoint is down or rate-limiting; rerun later (finished calls are cached),"
             " or raise [llm] timeout / max_retries",
         )
+
+    def _post(self, payload: dict[str, object]) -> tuple[httpx.Response | None, str, str]:
+        """One HTTP attempt: (response or None, failure description, outcome)."""
+        try:
+            return self._http.post(f"{self.base_url}/chat/completions", json=payload), "", "ok"
+        except httpx.TimeoutException:
+            return None, f"timed out after {self.settings.timeout:g}s", "timeout"
+        except httpx.TransportError as error:
+            return None, f"connection error ({error!r})", "connection-error"
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -313,22 +321,33 @@ class LLMClient:
         tokens = sum(int(r["prompt_tokens"]) + int(r["completion_tokens"]) for r in rows)
         return tokens, sum(float(r["cost"]) for r in rows)
 
-    def _check_budget(self, role: str, model: str, estimate: int) -> None:
+    def _reserve(self, role: str, model: str, estimate: int) -> None:
+        """Claim ``estimate`` prompt tokens of the day's budget, or raise ``BudgetExhausted``.
+
+        Calls in flight hold their reservation, so parallel calls cannot overshoot together.
+        """
+        token_budget = self.settings.daily_token_budget
+        cost_budget = self.settings.daily_cost_budget
         with self._lock:
             tokens = self._spent_before[0] + self._spend.tokens
             cost = self._spent_before[1] + self._spend.cost
-        token_budget = self.settings.daily_token_budget
-        cost_budget = self.settings.daily_cost_budget
-        over_tokens = token_budget and tokens + estimate > token_budget
-        over_cost = cost_budget and cost + self._price(model, estimate, 0) > cost_budget
-        if over_tokens or over_cost:
-            self._record(role, model, None, _Answer("", 0, 0), 0, "budget-exhausted")
-            raise BudgetExhausted(
-                f"the day's LLM budget is spent ({tokens} tokens, {cost:.4f} cost units;"
-                f" limits {token_budget} tokens, {cost_budget} cost units)",
-                "raise [llm] daily_token_budget / daily_cost_budget, or rerun tomorrow;"
-                " finished calls are cached and will not be paid again",
-            )
+            pending = self._reserved + estimate
+            over_tokens = token_budget and tokens + pending > token_budget
+            over_cost = cost_budget and cost + self._price(model, pending, 0) > cost_budget
+            if not (over_tokens or over_cost):
+                self._reserved += estimate
+                return
+        self._record(role, model, None, _Answer("", 0, 0), 0, "budget-exhausted")
+        raise BudgetExhausted(
+            f"the day's LLM budget is spent ({tokens} tokens, {cost:.4f} cost units;"
+            f" limits {token_budget} tokens, {cost_budget} cost units)",
+            "raise [llm] daily_token_budget / daily_cost_budget, or rerun tomorrow;"
+            " finished calls are cached and will not be paid again",
+        )
+
+    def _release(self, estimate: int) -> None:
+        with self._lock:
+            self._reserved -= estimate
 
     def _price(self, model: str, prompt_tokens: int, completion_tokens: int) -> float:
         price = self.settings.prices.get(model, self.settings.default_price)
@@ -455,5 +474,5 @@ def _status_hint(status: int, settings: LLMSettings) -> str:
     if status == 404:
         return "check [llm] base_url (it usually ends in /v1) and the model name"
     if status == 400:
-        return "the endpoint may not support JSON mode: set [llm] json_mode = false"
+        return "check the model name and that the prompt fits its context window"
     return "see the endpoint's documentation for this status"
