@@ -45,6 +45,7 @@ from paperbrief.models import (
 )
 from paperbrief.profile import Profile
 from paperbrief.write.labels import labels_for
+from paperbrief.write.verify import VerifyReport, drop_unsupported, verify_digest
 
 EVIDENCE_TOKENS = 1200
 EVIDENCE_CHARS = 240
@@ -59,6 +60,7 @@ RESULT_HEADERS = {
     "zh": ("任务 / 基准", "设置 / 指标", "基线", "本文", "变化", "出处"),
     "en": ("Task / benchmark", "Setting / metric", "Baseline", "Theirs", "Change", "Source"),
 }
+UNVERIFIED_LEAD = {"zh": "未在原文中找到的数字：", "en": "Numbers not found in the paper: "}
 ABSTRACT_ONLY_NOTE = (
     "\nONLY THE ABSTRACT IS AVAILABLE (no full text). Say so in the tldr, take result rows"
     ' only from the abstract (source "Abstract"), and mark everything the abstract does not'
@@ -351,6 +353,23 @@ def _comparison(synthesis: DaySynthesis, briefs: Sequence[PaperBrief]) -> Compar
     return ComparisonTable(columns=tuple(names), rows=rows) if rows and count > 1 else None
 
 
+def unverified_notes(report: VerifyReport, language: str, limit: int = 8) -> tuple[str, ...]:
+    """Footer lines naming the numbers the verifier could not find, grouped by section."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for claim in report.unverified:
+        texts = grouped.setdefault((claim.paper or "day", claim.section), [])
+        if claim.text not in texts:
+            texts.append(claim.text)
+    lead = UNVERIFIED_LEAD[language]
+    notes = [
+        f"{lead}{paper} · {section}: {', '.join(texts)}"
+        for (paper, section), texts in grouped.items()
+    ]
+    if len(notes) > limit:
+        notes = [*notes[:limit], f"… +{len(notes) - limit}"]
+    return tuple(notes)
+
+
 def write_day_llm(
     client: LLMClient,
     briefs: Sequence[PaperBrief],
@@ -369,7 +388,6 @@ def write_day_llm(
     briefs (``verify.drop_unsupported``) before the day is written, so the synthesis never
     sees them.
     """
-    from paperbrief.write.verify import drop_unsupported, verify_digest
 
     language = language or profile.language
     documents = documents or {}
@@ -402,7 +420,7 @@ def write_day_llm(
     )
     report = verify_digest(digest, documents, known)
     usage = client.usage().values()
-    notes = tuple(f"{item.paper} · {item.section}: {item.text}" for item in report.unverified[:20])
+    notes = unverified_notes(report, language)
     provenance = Provenance(
         writer=client.writer_model,
         sources={b.paper.id: b.text_source for b in briefs},
