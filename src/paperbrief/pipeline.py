@@ -143,7 +143,7 @@ def acquire_listing(
                 "drop --offline, or pass --listing FILE with a snapshot of that day",
                 exit_code=EXIT_FETCH_FAILED,
             )
-        previous = store.load_listing(listing_day - timedelta(days=1))
+        previous = store.load_listing(sources.previous_listing_day(listing_day))
         listing = sources.fetch_listing(
             listing_day,
             profile.all_categories,

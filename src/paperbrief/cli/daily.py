@@ -214,6 +214,8 @@ def fetch(date_text: str | None, listing_file: Path | None, profile_path: Path |
             listing = acquire_listing(store, profile, options, listing_day, Services(http=client))
         except EmptyDay as empty:
             console.print(f"[yellow]no listing:[/] {empty.message}", highlight=False)
+            if empty.hint:
+                console.print(f"[dim]hint:[/] {empty.hint}", highlight=False)
             raise SystemExit(empty.exit_code) from None
     kept = filter_papers(listing, profile)
     kinds: dict[str, int] = {}
