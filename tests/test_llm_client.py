@@ -144,12 +144,16 @@ def test_cost_budget_also_stops_spending(server, store):
 
 
 def test_same_prompt_is_served_from_the_cache_across_clients(server, store):
-    server.push(GOOD)
+    server.push(Reply(content=GOOD, prompt_tokens=300, completion_tokens=20))
     make_client(server, store, []).complete_json("judge", ASK, Verdict)
-    again = make_client(server, store, []).complete_json("judge", ASK, Verdict)
-    assert again.score == 4
+    second = make_client(server, store, [])
+    assert second.complete_json("judge", ASK, Verdict).score == 4
     assert server.request_count == 1
     assert [r["outcome"] for r in store.llm_calls()] == ["ok", "cached"]
+    assert store.llm_calls()[1]["prompt_tokens"] == 0  # the budget is not charged twice
+    use = second.usage()["judge"]
+    assert (use.calls, use.cached, use.prompt_tokens) == (0, 1, 0)
+    assert (use.cached_prompt_tokens, use.cached_completion_tokens) == (300, 20)
 
 
 def test_roles_use_their_own_model(server, store):

@@ -97,6 +97,9 @@ class RoleUsage:
 
     calls: int = 0
     cached: int = 0
+    cached_prompt_tokens: int = 0  # what the cached answers cost when first asked
+    cached_completion_tokens: int = 0
+    cached_cost: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
@@ -216,8 +219,8 @@ class LLMClient:
         cached = self._cache_get(key)
         if cached is not None:
             try:
-                result = _parse(cached, schema)
-                self._record(role, model, key, _Answer(cached, 0, 0), 0, "cached")
+                result = _parse(cached.content, schema)
+                self._record(role, model, key, cached, 0, "cached")
                 return result
             except (ValueError, ValidationError):
                 pass  # a stale entry from an older schema: ask again
@@ -356,15 +359,24 @@ class LLMClient:
     def _record(
         self, role: str, model: str, key: str | None, answer: _Answer, latency: int, outcome: str
     ) -> None:
+        """Count a call (or cache hit) in memory and in the store.
+
+        A cache hit costs nothing now: the store records it with zero tokens (the daily
+        budget is not charged twice) while ``RoleUsage.cached_*`` keeps what it once cost.
+        """
         cost = self._price(model, answer.prompt_tokens, answer.completion_tokens)
         with self._lock:
-            self._spend.tokens += answer.prompt_tokens + answer.completion_tokens
-            self._spend.cost += cost
             use = self._spend.by_role.setdefault(role, RoleUsage())
             if outcome == "cached":
                 use.cached += 1
+                use.cached_prompt_tokens += answer.prompt_tokens
+                use.cached_completion_tokens += answer.completion_tokens
+                use.cached_cost += cost
+                answer, cost = _Answer(answer.content, 0, 0), 0.0
             elif outcome != "budget-exhausted":
                 use.calls += 1
+            self._spend.tokens += answer.prompt_tokens + answer.completion_tokens
+            self._spend.cost += cost
             use.prompt_tokens += answer.prompt_tokens
             use.completion_tokens += answer.completion_tokens
             use.cost += cost
@@ -385,12 +397,15 @@ class LLMClient:
                     )
                 )
 
-    def _cache_get(self, key: str) -> str | None:
+    def _cache_get(self, key: str) -> _Answer | None:
+        """The cached answer and the tokens it cost when it was first asked."""
         if self.store is None:
             return None
         with self._lock:
             row = self.store.llm_cache_get(key)
-        return None if row is None else str(row["response"])
+        if row is None:
+            return None
+        return _Answer(str(row["response"]), row["prompt_tokens"], row["completion_tokens"])
 
     def _cache_put(self, key: str, model: str, response: str, answer: _Answer) -> None:
         if self.store is None:

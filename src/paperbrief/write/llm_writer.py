@@ -426,9 +426,10 @@ def write_day_llm(
         sources={b.paper.id: b.text_source for b in briefs},
         numbers_checked=report.numbers,
         numbers_verified=report.verified,
-        prompt_tokens=sum(u.prompt_tokens for u in usage),
-        completion_tokens=sum(u.completion_tokens for u in usage),
-        cost=round(sum(u.cost for u in usage), 6),
+        # What the digest's calls cost, including answers served from the cache on a rerun.
+        prompt_tokens=sum(u.prompt_tokens + u.cached_prompt_tokens for u in usage),
+        completion_tokens=sum(u.completion_tokens + u.cached_completion_tokens for u in usage),
+        cost=round(sum(u.cost + u.cached_cost for u in usage), 6),
         notes=notes,
     )
     return dataclasses.replace(digest, provenance=provenance)
