@@ -73,6 +73,7 @@ class RunOptions:
     force: bool = False  # regenerate scores, briefs and the digest
     offline: bool = False  # no network at all: no full text, no LLM
     deliver: bool = True
+    strict: bool = False  # drop claims whose numbers the papers do not support (LLM writer)
 
 
 @dataclass
@@ -196,9 +197,7 @@ def rank_day(
     return ranking
 
 
-def read_fulltext(
-    store: Store, paper: Paper, services: Services, offline: bool
-) -> Document | None:
+def read_fulltext(store: Store, paper: Paper, services: Services, offline: bool) -> Document | None:
     """The paper's Document: from the store, else read once (and stored); None offline.
 
     An abstract-only result is not stored, so a paper whose full text was unreachable
@@ -304,6 +303,7 @@ def compose_digest(
     listing_day: date,
     papers_considered: int,
     services: Services,
+    strict: bool = False,
 ) -> Digest:
     """The day-level digest: offline assembly, or the LLM's synthesis plus verification."""
     if services.llm is None:
@@ -324,6 +324,7 @@ def compose_digest(
         listing_day=listing_day,
         papers_considered=papers_considered,
         documents=documents,
+        strict=strict or profile.llm.strict_numbers,
     )
 
 
@@ -417,7 +418,14 @@ def _run(
     )
     reporter.stage("composing the digest")
     digest = compose_digest(
-        profile, briefs, documents, digest_date, listing_day, len(papers), services
+        profile,
+        briefs,
+        documents,
+        digest_date,
+        listing_day,
+        len(papers),
+        services,
+        strict=options.strict,
     )
     markdown = render_markdown(digest, profile)
     html = render_html(digest, profile)

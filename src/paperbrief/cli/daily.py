@@ -91,7 +91,9 @@ def _date(value: str | None) -> date | None:
         raise click.BadParameter(f"{value!r} is not a date; use YYYY-MM-DD") from None
 
 
-def _build_services(store: Store, profile: Profile, offline: bool) -> Services:
+def _build_services(
+    store: Store, profile: Profile, offline: bool, digest_date: date | None = None
+) -> Services:
     services = Services(embedder=rank.Embedder(cache=store))
     if offline:
         return services
@@ -99,7 +101,11 @@ def _build_services(store: Store, profile: Profile, offline: bool) -> Services:
     from paperbrief import llm
 
     if llm.llm_configured(profile.llm, os.environ):
-        services.llm = llm.LLMClient(profile.llm, store, api_key=llm.resolve_api_key(profile.llm))
+        # The daily budget is scoped to the digest date (today when not given).
+        day = (digest_date or _today(profile)).isoformat()
+        services.llm = llm.LLMClient(
+            profile.llm, store, api_key=llm.resolve_api_key(profile.llm), day=day
+        )
     return services
 
 
@@ -137,6 +143,9 @@ date_option = click.option(
 @click.option("--force", is_flag=True, help="Regenerate scores, briefs and the digest.")
 @click.option("--offline", is_flag=True, help="No network: no full text, no LLM, no delivery.")
 @click.option("--no-deliver", is_flag=True, help="Write files only; send nothing.")
+@click.option(
+    "--strict", is_flag=True, help="Drop LLM-written claims whose numbers the paper lacks."
+)
 @handle_errors
 def run(
     date_text: str | None,
@@ -146,6 +155,7 @@ def run(
     force: bool,
     offline: bool,
     no_deliver: bool,
+    strict: bool,
 ) -> None:
     """Run the daily pipeline and publish the digest (Markdown + HTML, then delivery).
 
@@ -160,9 +170,10 @@ def run(
         force=force,
         offline=offline,
         deliver=not (offline or no_deliver),
+        strict=strict,
     )
     with get_store() as store:
-        services = _build_services(store, profile, offline)
+        services = _build_services(store, profile, offline, options.digest_date)
         try:
             with RichReporter() as reporter:
                 result = run_day(

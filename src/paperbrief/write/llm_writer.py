@@ -56,11 +56,6 @@ LANGUAGE_STYLE = {
     "en": "Address the reader's group as 'we'. Start extrapolated statements with"
     " 'Extrapolation:'.",
 }
-RESULT_HEADERS = {
-    "zh": ("任务 / 基准", "设置 / 指标", "基线", "本文", "变化", "出处"),
-    "en": ("Task / benchmark", "Setting / metric", "Baseline", "Theirs", "Change", "Source"),
-}
-UNVERIFIED_LEAD = {"zh": "未在原文中找到的数字：", "en": "Numbers not found in the paper: "}
 ABSTRACT_ONLY_NOTE = (
     "\nONLY THE ABSTRACT IS AVAILABLE (no full text). Say so in the tldr, take result rows"
     ' only from the abstract (source "Abstract"), and mark everything the abstract does not'
@@ -216,7 +211,7 @@ def _results_table(rows: list[ResultRow], language: str) -> TableData | None:
     if not rows:
         return None
     body = tuple((r.benchmark, r.setting, r.baseline, r.theirs, r.delta, r.source) for r in rows)
-    return TableData(header=RESULT_HEADERS[language], rows=body)
+    return TableData(header=tuple(labels_for(language)["result_headers"].split("|")), rows=body)
 
 
 def _figure(read: PaperRead, document: Document | None) -> Figure | None:
@@ -360,7 +355,7 @@ def unverified_notes(report: VerifyReport, language: str, limit: int = 8) -> tup
         texts = grouped.setdefault((claim.paper or "day", claim.section), [])
         if claim.text not in texts:
             texts.append(claim.text)
-    lead = UNVERIFIED_LEAD[language]
+    lead = labels_for(language)["unverified_lead"]
     notes = [
         f"{lead}{paper} · {section}: {', '.join(texts)}"
         for (paper, section), texts in grouped.items()
