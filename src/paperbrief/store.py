@@ -353,6 +353,17 @@ class Store:
         }
         return self._paper_from_row(row, listed)
 
+    def get_papers(self, paper_ids: Iterable[str]) -> dict[str, Paper]:
+        """Stored papers by id, in bulk (unknown ids are absent; ``listings`` left empty)."""
+        ids = list(dict.fromkeys(paper_ids))
+        found: dict[str, Paper] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self._db.execute(f"SELECT * FROM papers WHERE id IN ({marks})", chunk):
+                found[row["id"]] = self._paper_from_row(row, {})
+        return found
+
     def listing_days(self) -> list[date]:
         rows = self._db.execute("SELECT day FROM listing_days ORDER BY day").fetchall()
         return [date.fromisoformat(r["day"]) for r in rows]

@@ -1,1 +1,27 @@
-"""rank stage."""
+"""Rank stage: cheap scorers (BM25, embeddings, category prior, avoid penalty), a scorer
+learned from feedback, fusion into 1-5 stars with reasons, and the day's pick selection.
+
+Public API::
+
+    rank_papers(papers, profile, embedder, *, feedback=None) -> list[ScoredPaper]
+    select_picks(ranking, profile) -> list[ScoredPaper]
+    Embedder(cache=None)              # cache: the Store (get/put_embeddings)
+    FeedbackModel(embedder).fit(examples, today)
+    load_feedback(store, embedder, before=None, today=None) -> FeedbackModel
+"""
+
+from paperbrief.rank.core import rank_papers, stars_for
+from paperbrief.rank.embed import Embedder, EmbeddingCache
+from paperbrief.rank.feedback import FeedbackExample, FeedbackModel, load_feedback
+from paperbrief.rank.select import select_picks
+
+__all__ = [
+    "Embedder",
+    "EmbeddingCache",
+    "FeedbackExample",
+    "FeedbackModel",
+    "load_feedback",
+    "rank_papers",
+    "select_picks",
+    "stars_for",
+]

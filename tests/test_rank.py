@@ -1,0 +1,195 @@
+"""The cheap ranking: BM25, embeddings, priors, penalties, stars, reasons, picks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paperbrief.models import Listing, Paper, ScoredPaper
+from paperbrief.profile import AvoidTopic, load_profile
+from paperbrief.rank import Embedder, load_feedback, rank_papers, select_picks
+from paperbrief.rank.bm25 import BM25Index
+from paperbrief.rank.evaluate import load_listing_file
+from paperbrief.rank.text import tokenize
+from paperbrief.store import open_store
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rank"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+@pytest.fixture(scope="module")
+def profile():
+    return load_profile(FIXTURES / "profile.toml")
+
+
+@pytest.fixture(scope="module")
+def day_papers() -> list[Paper]:
+    return load_listing_file(FIXTURES / "listings" / "2026-04-24.jsonl.gz")
+
+
+def make_paper(paper_id: str, title: str, abstract: str, categories=("cs.SE",)) -> Paper:
+    return Paper(
+        id=paper_id,
+        title=title,
+        authors=("A. Author",),
+        abstract=abstract,
+        categories=tuple(categories),
+        primary_category=categories[0],
+        listings={categories[0]: "new"},
+    )
+
+
+def test_tokenize_stems_plurals_and_splits_hyphens():
+    assert tokenize("Repairing programs") == tokenize("repair program")
+    assert "fine" in tokenize("fine-tuning") and "finetun" in tokenize("fine-tuning")
+    assert "the" not in tokenize("the agents")
+
+
+def test_bm25_prefers_documents_with_rare_query_terms():
+    docs = [tokenize(t) for t in ("program repair with llms", "image generation", "llms llms")]
+    scores = BM25Index(docs).score({"repair": 1.0, "llm": 1.0})
+    assert scores.argmax() == 0
+    assert scores[1] == 0.0
+
+
+def test_ranking_explains_every_paper(day_papers, profile, embedder):
+    ranking = rank_papers(day_papers, profile, embedder)
+    assert [s.rank for s in ranking] == list(range(1, len(day_papers) + 1))
+    assert sorted(s.paper.id for s in ranking) == sorted(p.id for p in day_papers)
+    assert all(a.score >= b.score for a, b in zip(ranking, ranking[1:], strict=False))
+    names = {line.name for line in profile.research_lines}
+    assert all(s.line in names and 1 <= s.stars <= 5 and s.reason for s in ranking)
+    assert all(s.reason.startswith("契合「" + s.line) for s in ranking)
+    assert any(s.matched_terms for s in ranking[:5])
+    assert {"bm25", "embedding", "category", "avoid"} <= set(ranking[0].components)
+    # Stars are calibrated: the head gets stars, most of the day gets one.
+    assert ranking[0].stars >= 2
+    assert sum(s.stars == 1 for s in ranking) > len(ranking) / 2
+
+
+def test_ranking_finds_the_readers_picks_better_than_chance(day_papers, profile, embedder):
+    picked = {"2604.21917", "2604.21771", "2604.21816", "2604.21916", "2604.21905"}
+    ranking = rank_papers(day_papers, profile, embedder)
+    top = {s.paper.id for s in ranking[:10]}
+    # 10 of ~52 papers: chance would find about one of the five picks.
+    assert len(picked & top) >= 3
+
+
+def test_reason_follows_profile_language(day_papers, profile, embedder):
+    english = profile.model_copy(update={"language": "en"})
+    ranking = rank_papers(day_papers[:10], english, embedder)
+    assert all(s.reason.startswith("Fits “") for s in ranking)
+
+
+def test_avoid_topic_penalised_unless_its_exception_applies(profile, embedder):
+    avoid = AvoidTopic(topic="jailbreaks", keywords=["jailbreak"], penalty=1.0, unless=["code"])
+    custom = profile.model_copy(update={"avoid": [avoid]})
+    papers = [
+        make_paper("1", "Jailbreak prompts for chat models", "We study jailbreak attacks."),
+        make_paper("2", "Jailbreak prompts for code models", "We study jailbreak attacks on code."),
+        make_paper("3", "Program repair with LLM agents", "Agents fix bugs in repositories."),
+    ]
+    by_id = {s.paper.id: s for s in rank_papers(papers, custom, embedder)}
+    assert by_id["1"].components["avoid"] < 0
+    assert by_id["2"].components["avoid"] == 0
+    assert by_id["3"].components["avoid"] == 0
+    assert "降权" in by_id["1"].reason
+
+
+def test_category_prior_lifts_preferred_category(profile, embedder):
+    text = "A study of large language models for reasoning over tables."
+    papers = [
+        make_paper("se", "Table reasoning", text, ("cs.SE",)),
+        make_paper("cl", "Table reasoning", text, ("cs.CL",)),
+    ]
+    boosted = profile.model_copy(
+        update={"rank": profile.rank.model_copy(update={"category_prior": {"cs.SE": 1.0}})}
+    )
+    ranking = rank_papers(papers, boosted, embedder)
+    assert ranking[0].paper.id == "se"
+
+
+def test_embeddings_are_cached_in_the_store(tmp_path, day_papers, profile, embedder):
+    store = open_store(tmp_path / "db.sqlite")
+    first = Embedder(cache=store)
+    first._model = embedder._load()  # share the loaded weights; the cache is what is tested
+    vectors = first.embed([p.title for p in day_papers[:5]])
+    second = Embedder(cache=store)
+    again = second.embed([p.title for p in day_papers[:5]])
+    assert second._model is None  # served from the store without loading the model
+    np.testing.assert_allclose(vectors, again, rtol=1e-6)
+    store.close()
+
+
+def scored(paper_id: str, score: float, stars: int, line: str) -> ScoredPaper:
+    paper = make_paper(paper_id, paper_id, "")
+    return ScoredPaper(paper=paper, score=score, stars=stars, line=line)
+
+
+def test_picks_spread_across_lines_and_honour_limits(profile):
+    ranking = [
+        scored("a1", 5.0, 4, "A"),
+        scored("a2", 4.9, 3, "A"),
+        scored("a3", 4.8, 3, "A"),
+        scored("b1", 4.5, 3, "B"),
+        scored("c1", 4.4, 3, "C"),
+        scored("a4", 4.3, 3, "A"),
+    ]
+    ranking = [replace(s, rank=i + 1) for i, s in enumerate(ranking)]
+    settings = profile.rank.model_copy(update={"diversity": 1.0})
+    spread = profile.model_copy(update={"picks_per_day": 4, "rank": settings})
+    picks = select_picks(ranking, spread)
+    assert [p.paper.id for p in picks] == ["a1", "b1", "c1", "a2"]
+    focused = spread.model_copy(update={"rank": settings.model_copy(update={"diversity": 0.0})})
+    assert [p.paper.id for p in select_picks(ranking, focused)] == ["a1", "a2", "a3", "b1"]
+
+
+def test_thin_day_is_topped_up_to_three_picks(profile):
+    ranking = [
+        scored("x", 3.0, 3, "A"),
+        scored("y", 0.5, 1, "B"),
+        scored("z", 0.4, 1, "A"),
+        scored("w", 0.3, 1, "A"),
+    ]
+    ranking = [replace(s, rank=i + 1) for i, s in enumerate(ranking)]
+    strict = profile.model_copy(update={"min_stars": 2, "picks_per_day": 5})
+    assert [p.paper.id for p in select_picks(ranking, strict)] == ["x", "y", "z"]
+
+
+def test_feedback_lifts_papers_like_the_ones_picked(tmp_path, profile, embedder):
+    liked = [
+        make_paper(f"p{i}", f"Graph neural networks for molecules {i}", "Molecular property GNN.")
+        for i in range(4)
+    ]
+    disliked = [
+        make_paper(f"n{i}", f"Program repair agents {i}", "LLM agents repair software bugs.")
+        for i in range(25)
+    ]
+    store = open_store(tmp_path / "db.sqlite")
+    store.save_listing(Listing(date(2026, 4, 1), tuple(liked + disliked), source="test"))
+    for paper in liked:
+        store.add_feedback(paper.id, "up", created_at="2026-04-01T12:00:00+00:00")
+    for paper in disliked:
+        store.add_feedback(paper.id, "shown", created_at="2026-04-01T12:00:00+00:00")
+    today = [
+        make_paper("mol", "A GNN for molecular graphs", "We predict molecular properties."),
+        make_paper("apr", "Repairing bugs with agents", "LLM agents repair software bugs."),
+    ]
+    model = load_feedback(store, embedder, before="2026-04-02T00:00:00+00:00")
+    assert model.ready and model.positives == 4 and model.negatives == 25
+    by_id = {s.paper.id: s for s in rank_papers(today, profile, embedder, feedback=model)}
+    assert by_id["mol"].components["feedback"] > by_id["apr"].components["feedback"]
+    without = {s.paper.id: s for s in rank_papers(today, profile, embedder)}
+    assert by_id["mol"].score > without["mol"].score
+    # Feedback recorded after the cut-off is not used.
+    late = load_feedback(store, embedder, before="2026-04-01T00:00:00+00:00")
+    assert not late.ready
+    store.close()
