@@ -15,6 +15,7 @@ from datetime import date
 from functools import partial
 from pathlib import Path
 from typing import Literal
+from urllib.parse import quote
 
 from paperbrief.deliver.blog import write_blog_post
 from paperbrief.deliver.feed import FeedEntry, build_atom_feed, write_feed
@@ -130,11 +131,12 @@ def _senders(
         )
 
     def feed() -> str:
+        home = settings.link.split("{date}", 1)[0] if settings.link else ""
         document = build_atom_feed(
             _feed_entries(store, profile, post),
             title=profile.output.series or "paperbrief",
-            feed_id=f"urn:paperbrief:feed:{profile.name}",
-            home_link=settings.link.split("{date}", 1)[0] if settings.link else "",
+            feed_id=home or f"urn:paperbrief:feed:{quote(profile.name)}",
+            home_link=home,
         )
         return write_feed(Path(settings.feed.path).expanduser(), document)
 
