@@ -44,7 +44,10 @@ def test_pages_render_and_escape_paper_text(site) -> None:
         assert "https://arxiv.org/pdf/2605.10001v1" in paper
         hits = client.get("/search", params={"q": "ArkTS"}).text
         assert "/digest/2026-05-22" in hits and "/paper/2605.10002" in hits
-        assert client.get("/digest/2026-05-22/file").text.startswith("<!DOCTYPE html>")
+        stored = client.get("/digest/2026-05-22/file")
+        assert stored.text.startswith("<!DOCTYPE html>") and "<base" not in stored.text
+        assert "script-src" not in stored.headers["content-security-policy"]  # none allowed
+        assert '<base target="_blank">' in client.get("/digest/2026-05-22/file?framed=1").text
         headers = client.get("/").headers
         assert "script-src 'self'" in headers["content-security-policy"]
         assert client.get("/paper/9999.99999").status_code == 404
@@ -156,3 +159,24 @@ def test_serve_refuses_a_public_host_without_token(monkeypatch, tmp_path: Path) 
     result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--port", "1"])
     assert result.exit_code == 2
     assert "PAPERBRIEF_WEB_TOKEN" in result.output
+
+
+def test_web_feedback_reaches_the_ranking_learner(site) -> None:
+    from paperbrief.rank.feedback import examples_from_events
+
+    server, store_path, _ = site
+    with httpx.Client(base_url=server.url) as client:
+        token = _csrf(client, "/ranking")
+        for paper_id, signal in [("2605.30001", "up"), ("2605.30001", "hide"),
+                                 ("2605.30002", "save")]:  # fmt: skip
+            data = {"csrf": token, "paper_id": paper_id, "signal": signal, "next": "/ranking"}
+            assert client.post("/feedback", data=data).status_code == 303
+        page = client.get("/ranking").text
+    row = page.split('id="p-2605.30001"', 1)[1].split("</tr>", 1)[0]
+    assert 'fb-hide" aria-pressed="true"' in row and 'fb-up" aria-pressed="false"' in row
+    with open_store(store_path) as store:
+        events = store.feedback_events()
+        papers = store.get_papers(e.paper_id for e in events)
+    examples = examples_from_events(((e.paper_id, e.signal, e.created_at) for e in events), papers)
+    labels = {example.paper.id: example.label for example in examples}
+    assert labels == {"2605.30001": 0, "2605.30002": 1}  # the latest verdict wins

@@ -123,6 +123,9 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
             _, html = reading.load_stored_digest(store, day) if day else (None, "")
         if not html:
             return not_found(request, request.path_params["day"])
+        if request.query_params.get("framed") == "1":
+            # Inside the digest page's frame, links open in a new tab instead of the frame.
+            html = html.replace("<head>", '<head><base target="_blank">', 1)
         # The stored page is our own renderer's output; still, it may run no script at all.
         response = HTMLResponse(html)
         response.headers["Content-Security-Policy"] = (

@@ -38,17 +38,15 @@ class FeedbackState:
 def feedback_states(events: list[FeedbackEvent]) -> dict[str, FeedbackState]:
     """Fold feedback events (oldest first) into a state per paper.
 
-    👍 and 👎 replace each other; save and hide are sticky; pipeline signals (picked,
-    shown, read) are not shown as buttons.
+    As in the ranking's learner, the latest explicit signal is the reader's verdict, so
+    only that button shows pressed; pipeline signals (picked, shown, read) have no button.
     """
     states: dict[str, FeedbackState] = {}
     for event in events:
         if event.signal not in SIGNALS:
             continue
         state = states.setdefault(event.paper_id, FeedbackState())
-        if event.signal in ("up", "down"):
-            state.signals -= {"up", "down"}
-        state.signals.add(event.signal)
+        state.signals = {event.signal}
         state.last = event.created_at
         if event.note:
             state.notes.append(event.note)
