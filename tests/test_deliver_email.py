@@ -174,3 +174,18 @@ def test_missing_password_variable_says_which_to_export(tmp_path: Path, certific
         results = deliver_digest(store, profile, DAY, markdown, html, digest, environ={})
     assert results[0].status == "failed"
     assert "export TEST_SMTP_PASSWORD" in results[0].detail
+
+
+def test_inlined_html_drops_scripts_and_handlers_and_keeps_text_escaped() -> None:
+    from paperbrief.deliver.mail import inline_styles
+
+    fragment = inline_styles(
+        "<html><head><style>p{}</style></head><body>&lt;b&gt;lead"
+        '<p class="meta" onclick="steal()">hi</p><div class="tags"><span>arXiv</span></div>'
+        "<table><tr><td>1</td></tr></table><script>bad()</script></body></html>"
+    )
+    assert fragment.count("&lt;b&gt;lead") == 1 and "<b>" not in fragment
+    assert "onclick" not in fragment and "<script" not in fragment and "<style" not in fragment
+    assert 'class="meta" style="margin:0 0 12px;line-height:1.8;color:#6b7280' in fragment
+    assert "background:#ecfdf5" in fragment  # the tag chips keep their look
+    assert '<div style="overflow-x:auto;max-width:100%"><table' in fragment

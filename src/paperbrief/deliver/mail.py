@@ -12,6 +12,7 @@ import smtplib
 import ssl
 from email.message import EmailMessage
 from email.utils import formatdate, getaddresses, make_msgid
+from html import escape
 
 import lxml.html
 
@@ -41,6 +42,17 @@ TAG_STYLES: dict[str, str] = {
     "pre": "white-space:pre-wrap;background:#f3f4f6;padding:10px;border-radius:4px",
     "hr": "border:none;border-top:1px solid #e5e7eb;margin:24px 0",
 }
+# The renderer's few classes, styled for mail clients that drop <style>.
+CLASS_STYLES: dict[str, str] = {
+    "meta": "color:#6b7280;font-size:13px",
+    "note": "color:#6b7280;font-style:italic",
+    "caption": "color:#6b7280;font-size:13px",
+    "provenance": "color:#6b7280;font-size:13px",
+}
+TAG_CHIP_STYLE = (
+    "display:inline-block;background:#ecfdf5;color:#065f46;border-radius:4px;"
+    "padding:0 6px;margin-right:4px;font-size:12px"
+)
 BODY_STYLE = (
     "margin:0 auto;max-width:720px;padding:16px;font-size:15px;color:#1f2937;"
     "font-family:-apple-system,BlinkMacSystemFont,'PingFang SC','Hiragino Sans GB',"
@@ -63,19 +75,25 @@ def inline_styles(html: str) -> str:
     for element in body.iter():
         if not isinstance(element.tag, str):
             continue
-        style = TAG_STYLES.get(element.tag)
+        classes = (element.get("class") or "").split()
+        parts = [TAG_STYLES.get(element.tag, "")]
+        parts += [CLASS_STYLES.get(name, "") for name in classes]
+        parent = element.getparent()
+        if element.tag == "span" and parent is not None and "tags" in (parent.get("class") or ""):
+            parts.append(TAG_CHIP_STYLE)
+        style = ";".join(part for part in parts if part)
         for attribute in list(element.attrib):
             if attribute.startswith("on"):
                 del element.attrib[attribute]
         if style:
             existing = element.get("style", "")
             element.set("style", f"{style};{existing}" if existing else style)
-    for table in body.iter("table"):
+    for table in list(body.iter("table")):
         wrapper = lxml.html.Element("div", style="overflow-x:auto;max-width:100%")
         table.addprevious(wrapper)
         wrapper.append(table)
     inner = "".join(lxml.html.tostring(child, encoding="unicode", method="html") for child in body)
-    lead = body.text or ""
+    lead = escape(body.text or "", quote=False)
     return f'<div style="{BODY_STYLE}">{lead}{inner}</div>'
 
 
