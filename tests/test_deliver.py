@@ -307,3 +307,17 @@ def test_send_command_resends_and_exits_1_when_a_channel_fails(
     assert again.exit_code == 1
     assert "slack" in again.output and "HTTP 503" in again.output
     assert [request.path for request, _ in httpserver.log] == ["/hook", "/hook", "/slack"]
+
+
+def test_tight_limits_drop_detail_lines_before_dropping_picks() -> None:
+    from paperbrief.deliver.message import MARKDOWN_BYTES, compose_message, utf8_size
+
+    _, digest = _sample()
+    announcement = announcement_from_digest(replace(digest, summary="总结。" * 200), "https://x/")
+    text = compose_message(announcement, MARKDOWN_BYTES, 600)
+    assert utf8_size(text) <= 600
+    assert "2605.10001" in text and "2605.10002" in text  # both picks, as compact rows
+    assert "测试执行带来 +12.5 分解决率" not in text  # their detail lines went first
+    assert "总结。…" in text  # the summary was shortened, with an ellipsis
+    roomy = compose_message(announcement, MARKDOWN_BYTES, 18_000)
+    assert "测试执行带来 +12.5 分解决率" in roomy and "…" not in roomy

@@ -153,19 +153,19 @@ def compose_message(announcement: Announcement, dialect: Dialect, limit: int) ->
     """The chat text: title, summary, overview rows with stars and links, full-digest link.
 
     Never longer than ``limit`` as ``dialect.measure`` counts. The title, the link and the
-    first overview rows are kept; the summary is shortened first, then trailing rows are
-    replaced by a "N more" line.
+    first overview rows are kept; the summary is shortened first, then a row loses its
+    detail line, then trailing rows are replaced by a "N more" line.
     """
     labels = labels_for(announcement.language)
     header = dialect.bold(announcement.title)
     footer = dialect.link(labels["full"] + " →", announcement.link) if announcement.link else ""
-    rows = []
+    rows: list[tuple[str, str]] = []  # (full row, compact row without the detail line)
     for paper in announcement.papers:
         line = f"{'⭐' * max(paper.stars, 0)} {dialect.link(paper.title, paper.url)}"
         detail = dialect.escape(
             " · ".join(part for part in (paper.direction, paper.contribution) if part)
         )
-        rows.append(f"{line}\n{detail}" if detail else line)
+        rows.append((f"{line}\n{detail}" if detail else line, line))
     overview = dialect.heading(labels["overview"])
 
     def joined(summary: str, kept: list[str], dropped: int) -> str:
@@ -183,12 +183,16 @@ def compose_message(announcement: Announcement, dialect: Dialect, limit: int) ->
     summary = dialect.escape(announcement.summary.strip())
     minimum_summary = min(dialect.measure(summary), 160)
     kept: list[str] = []
-    for index, row in enumerate(rows):
+    for index, (full, compact) in enumerate(rows):
         dropped = len(rows) - index - 1
-        trial = joined("", [*kept, row], dropped)
-        if dialect.measure(trial) + minimum_summary + 2 > limit:
+        fitting = [
+            row
+            for row in (full, compact)
+            if dialect.measure(joined("", [*kept, row], dropped)) + minimum_summary + 2 <= limit
+        ]
+        if not fitting:
             break
-        kept.append(row)
+        kept.append(fitting[0])
     dropped = len(rows) - len(kept)
     base = dialect.measure(joined("", kept, dropped))
     summary = _shorten(summary, limit - base - 2, dialect.measure)
