@@ -314,10 +314,10 @@ def test_tight_limits_drop_detail_lines_before_dropping_picks() -> None:
 
     _, digest = _sample()
     announcement = announcement_from_digest(replace(digest, summary="总结。" * 200), "https://x/")
-    text = compose_message(announcement, MARKDOWN_BYTES, 600)
-    assert utf8_size(text) <= 600
+    text = compose_message(announcement, MARKDOWN_BYTES, 550)
+    assert utf8_size(text) <= 550
     assert "2605.10001" in text and "2605.10002" in text  # both picks, as compact rows
-    assert "测试执行带来 +12.5 分解决率" not in text  # their detail lines went first
+    assert "修复率 71%" not in text  # detail lines went first, the last pick's first
     assert "总结。…" in text  # the summary was shortened, with an ellipsis
     roomy = compose_message(announcement, MARKDOWN_BYTES, 18_000)
     assert "测试执行带来 +12.5 分解决率" in roomy and "…" not in roomy

@@ -153,8 +153,8 @@ def compose_message(announcement: Announcement, dialect: Dialect, limit: int) ->
     """The chat text: title, summary, overview rows with stars and links, full-digest link.
 
     Never longer than ``limit`` as ``dialect.measure`` counts. The title, the link and the
-    first overview rows are kept; the summary is shortened first, then a row loses its
-    detail line, then trailing rows are replaced by a "N more" line.
+    first overview rows are kept; the summary is shortened first, then rows lose their
+    detail lines (last first), then trailing rows are replaced by a "N more" line.
     """
     labels = labels_for(announcement.language)
     header = dialect.bold(announcement.title)
@@ -182,17 +182,21 @@ def compose_message(announcement: Announcement, dialect: Dialect, limit: int) ->
 
     summary = dialect.escape(announcement.summary.strip())
     minimum_summary = min(dialect.measure(summary), 160)
+
+    def fits(candidate: list[str]) -> bool:
+        dropped = len(rows) - len(candidate)
+        return dialect.measure(joined("", candidate, dropped)) + minimum_summary + 2 <= limit
+
+    # As many picks as fit in their compact form, then detail lines while there is room.
     kept: list[str] = []
-    for index, (full, compact) in enumerate(rows):
-        dropped = len(rows) - index - 1
-        fitting = [
-            row
-            for row in (full, compact)
-            if dialect.measure(joined("", [*kept, row], dropped)) + minimum_summary + 2 <= limit
-        ]
-        if not fitting:
+    for _, compact in rows:
+        if not fits([*kept, compact]):
             break
-        kept.append(fitting[0])
+        kept.append(compact)
+    for index in range(len(kept)):
+        upgraded = [*kept[:index], rows[index][0], *kept[index + 1 :]]
+        if fits(upgraded):
+            kept = upgraded
     dropped = len(rows) - len(kept)
     base = dialect.measure(joined("", kept, dropped))
     summary = _shorten(summary, limit - base - 2, dialect.measure)
