@@ -63,3 +63,16 @@ def test_profile_check_reports_error_and_hint(tmp_path: Path):
     result = CliRunner().invoke(cli, ["profile", "check", "--profile", str(target)])
     assert result.exit_code == 2
     assert "min_stars" in result.output and "hint:" in result.output
+
+
+def test_commented_llm_and_delivery_examples_in_the_template_validate():
+    import re
+
+    uncommented = "\n".join(
+        re.sub(r"^# ", "", line) if re.match(r"^# (\[|[a-z_]+ = )", line) else line
+        for line in profile_template().splitlines()
+    )
+    profile = parse_profile(uncommented)
+    assert profile.llm.model == "deepseek-chat"
+    assert profile.delivery.email.security == "ssl"
+    assert profile.delivery.webhooks[0].kind == "feishu"

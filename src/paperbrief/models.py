@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 ListingKind = Literal["new", "cross", "replace"]
@@ -65,7 +65,7 @@ class Paper:
         return bool(self.listings) and all(kind == "cross" for kind in self.listings.values())
 
 
-class EmptyReason(str, Enum):
+class EmptyReason(StrEnum):
     """Why a listing day produced no digest. Each has its own CLI exit code."""
 
     NO_ANNOUNCEMENT = "no_announcement"  # weekend or arXiv holiday
@@ -269,9 +269,7 @@ def digest_from_dict(data: dict) -> Digest:  # type: ignore[type-arg]
         comparisons=comparisons,
         closing=data.get("closing", ""),
         papers_considered=int(data.get("papers_considered") or 0),
-        provenance=Provenance(
-            **{**provenance, "notes": tuple(provenance.get("notes") or ())}
-        )
+        provenance=Provenance(**{**provenance, "notes": tuple(provenance.get("notes") or ())})
         if provenance
         else None,
         front_matter=dict(data.get("front_matter") or {}),

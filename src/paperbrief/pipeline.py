@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from paperbrief import fulltext, rank, sources
 from paperbrief.errors import (
@@ -42,6 +42,9 @@ from paperbrief.render import render_html, render_markdown
 from paperbrief.store import Store
 from paperbrief.write.labels import labels_for
 from paperbrief.write.offline import write_brief_offline, write_day_offline
+
+if TYPE_CHECKING:
+    from paperbrief.llm import LLMClient
 
 T = TypeVar("T")
 
@@ -106,7 +109,7 @@ class Services:
 
     http: PoliteClient | None = None
     embedder: rank.Embedder | None = None
-    llm: object | None = None  # paperbrief.llm.LLMClient when an LLM is configured
+    llm: LLMClient | None = None  # when an LLM is configured
     arxiv: ArxivEndpoints = field(default_factory=ArxivEndpoints)
 
 
@@ -284,8 +287,9 @@ def write_briefs(
     if pending:
         from paperbrief.write.llm_writer import write_briefs_llm
 
+        assert services.llm is not None  # pending is only filled on the LLM path
         reporter.stage(f"writing {len(pending)} deep reads with {writer}")
-        write_briefs_llm(services.llm, pending, profile, profile.language, on_done=keep)  # type: ignore[arg-type]
+        write_briefs_llm(services.llm, pending, profile, profile.language, on_done=keep)
     return [written[p.paper.id] for p in picks], documents
 
 

