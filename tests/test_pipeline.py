@@ -201,3 +201,66 @@ def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
     second = markdown.split(f"[arXiv:{picks[1]}]")[1].split("\n---\n")[0]
     assert "该论文暂无 arXiv HTML 版本" in second  # PDF only: no original figure
     assert result.files["html"].read_text(encoding="utf-8").count("<figure>") == 1
+
+
+def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_path: Path):
+    """`run` with an LLM endpoint (a real OpenAI-compatible server on 127.0.0.1): every pick
+    gets the deep-read sections, the footer names the model, and regenerating the same day
+    is served from the content-hash cache without a single new request."""
+    from paperbrief.llm import LLMClient
+    from paperbrief.profile import LLMSettings
+
+    from openai_server import OpenAIServer, Reply
+
+    def read(title: str) -> dict[str, object]:
+        return {
+            "reason": f"服务于 Agent 边际价值主线：{title[:20]}",
+            "tldr": "作者提出一个方法并在摘要中报告了改进。",
+            "problem": "现有方法成本高。",
+            "insight": "把定位与修复分开。",
+            "steps": ["收集数据", "训练模型", "评估"],
+            "difference": "不再端到端运行 agent。",
+            "results": [],
+            "result_notes": ["摘要未给出可核对的数字（以下为推断）。"],
+            "limitations": ["仅在摘要层面可见。"],
+            "open_questions": ["能否迁移到 ArkTS？"],
+            "technique": "在 HomeCheck 中复用其定位思路。",
+            "experiment": "用 OpenHarmony 兼容性缺陷数据集做对照实验，预计 1–2 周。",
+            "trend": "分工式 agent 会更常见。",
+            "direction": "程序修复",
+            "contribution": "分工式修复",
+        }
+
+    def route(body: dict) -> Reply:
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        if "<picks>" in user:
+            names = [f"P{n}" for n in range(1, user.count("<pick ") + 1)]
+            day = {
+                "summary": "今天的几篇都与我们的主线相关。",
+                "theme_title": "分工",
+                "theme": "它们都把 LLM 放在窄角色里。",
+                "short_names": names,
+                "comparison": [{"dimension": "核心方法", "cells": ["x"] * len(names)}],
+                "closing": "先读第一篇。",
+            }
+            return Reply(content=json.dumps(day, ensure_ascii=False))
+        title = user.split("<title>")[1].split("</title>")[0] if "<title>" in user else "paper"
+        return Reply(content=json.dumps(read(title), ensure_ascii=False))
+
+    profile = load_profile(EXAMPLE_PROFILE)
+    settings = LLMSettings(model="loopback-writer", max_retries=0, backoff_base=0)
+    with OpenAIServer(route) as server, open_store(tmp_path / "db.sqlite") as store:
+        client = LLMClient(settings, store, api_key=None, day="2026-05-23", base_url=server.url)
+        services = Services(embedder=Embedder(cache=store), llm=client)
+        options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", offline=False)
+        result = run_day(store, profile, options, services, today=date(2026, 5, 23))
+        first_requests = server.request_count
+        assert first_requests == len(result.picks) + 1  # one deep read per pick + the day
+        forced = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", force=True)
+        run_day(store, profile, forced, services, today=date(2026, 5, 23))
+        assert server.request_count == first_requests  # the cache answered everything
+    markdown = result.files["markdown"].read_text(encoding="utf-8")
+    assert result.writer == "loopback-writer"
+    assert markdown.count("#### 💡 对我们的启发") == len(result.picks)
+    assert "## 今日主题：分工" in markdown and "## 方法对比" in markdown
+    assert "loopback-writer" in markdown  # the provenance footer names the model
