@@ -168,3 +168,11 @@ def test_english_digest_uses_english_labels():
     markdown = render_markdown(digest, profile)
     assert "## Summary" in markdown and "## Overview" in markdown
     assert "今日" not in markdown.split("---", 2)[2].split("# ", 1)[1].split("\n", 1)[1]
+
+
+def test_tldr_sentences_stand_alone_without_dangling_connectives():
+    from paperbrief.write.extract import standalone
+
+    assert standalone("To address this gap, we present X.") == "We present X."
+    assert standalone("Furthermore, applying X to Y works.") == "Applying X to Y works."
+    assert standalone("We present X.") == "We present X."

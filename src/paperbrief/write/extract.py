@@ -189,10 +189,10 @@ def classify_abstract(abstract: str) -> AbstractParts:
     number_sentences = tuple(s for s in sentences if numbers_in(s))
     tldr: list[str] = []
     if method:
-        tldr.append(method[0])
+        tldr.append(standalone(method[0]))
     if results:
         best_result = max(results, key=lambda s: (len(numbers_in(s)), -len(s)))
-        tldr.append(best_result)
+        tldr.append(standalone(best_result))
     if not tldr and sentences:
         tldr.append(sentences[0])
     return AbstractParts(
@@ -202,6 +202,24 @@ def classify_abstract(abstract: str) -> AbstractParts:
         numbers=number_sentences[:6],
         tldr=tuple(tldr),
     )
+
+
+_CONNECTIVE = re.compile(
+    r"^(?:to (?:address|fill|bridge|tackle) (?:this|these|the) (?:gap|gaps|problem|issue|"
+    r"challenge|challenges|limitations?)|following this (?:direction|line|idea)|specifically|"
+    r"furthermore|moreover|in addition|additionally|to this end|in this (?:paper|work)|"
+    r"here|finally|however|overall|concretely|in particular),\s+",
+    re.IGNORECASE,
+)
+
+
+def standalone(sentence: str) -> str:
+    """Drop a leading connective ("To address this gap, …", "Furthermore, …") so a sentence
+    read out of its abstract does not point at context the reader lacks."""
+    stripped = _CONNECTIVE.sub("", sentence, count=1)
+    if stripped == sentence or not stripped:
+        return sentence
+    return stripped[0].upper() + stripped[1:]
 
 
 def shorten(text: str, limit: int = 140) -> str:

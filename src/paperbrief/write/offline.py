@@ -22,7 +22,7 @@ from paperbrief.models import (
     TableData,
 )
 from paperbrief.profile import Profile
-from paperbrief.write.extract import classify_abstract, numbers_in, shorten
+from paperbrief.write.extract import classify_abstract, numbers_in, shorten, standalone
 from paperbrief.write.labels import labels_for, stars_text
 
 NOT_FETCHED = "not-fetched"  # text_source when the full text was not even tried (offline)
@@ -113,7 +113,7 @@ def write_brief_offline(
         scored=scored,
         reason=_reason(scored, language),
         direction=scored.line or paper.primary_category,
-        contribution=shorten(key_sentence, 160),
+        contribution=shorten(standalone(key_sentence), 160),
         text_source=document.source if document is not None else NOT_FETCHED,
         notes=tuple(notes),
         **fields,  # type: ignore[arg-type]
