@@ -193,3 +193,29 @@ def test_feedback_lifts_papers_like_the_ones_picked(tmp_path, profile, embedder)
     late = load_feedback(store, embedder, before="2026-04-01T00:00:00+00:00")
     assert not late.ready
     store.close()
+
+
+def test_feedback_learns_a_preference_for_late_submissions(tmp_path, profile, embedder):
+    store = open_store(tmp_path / "db.sqlite")
+    topics = ["program repair", "image segmentation", "protein folding", "code review"]
+    for day in range(1, 4):
+        papers = [
+            make_paper(
+                f"26{day:02d}.{i:05d}", f"{topics[i % 4]} study {i}", f"About {topics[i % 4]}."
+            )
+            for i in range(30)
+        ]
+        store.save_listing(Listing(date(2026, 4, day), tuple(papers), source="test"))
+        for paper in papers:
+            signal = "picked" if paper.id.endswith(("28", "29")) else "shown"
+            store.add_feedback(paper.id, signal, created_at=f"2026-04-0{day}T12:00:00+00:00")
+    model = load_feedback(store, embedder, before="2026-04-05T00:00:00+00:00")
+    today = [
+        make_paper(f"2605.{i:05d}", f"{topics[i % 4]} study {i}", f"About {topics[i % 4]}.")
+        for i in range(30)
+    ]
+    ranking = rank_papers(today, profile, embedder, feedback=model)
+    feedback = {s.paper.id: s.components["feedback"] for s in ranking}
+    assert feedback["2605.00029"] > feedback["2605.00005"]
+    assert {s.paper.id for s in ranking[:5]} & {"2605.00028", "2605.00029"}
+    store.close()

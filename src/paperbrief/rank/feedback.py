@@ -18,9 +18,15 @@ from typing import Any, Protocol
 import numpy as np
 
 from paperbrief.models import Paper
+from paperbrief.profile import Profile
 from paperbrief.rank.embed import Embedder
-from paperbrief.rank.scorers import RankContext, ScorerResult, zscore
-from paperbrief.rank.text import paper_text
+from paperbrief.rank.scorers import (
+    RankContext,
+    ScorerResult,
+    keyword_hits,
+    line_query_text,
+    zscore,
+)
 
 # Per signal: (label, weight). The strongest, most recent explicit signal decides a paper.
 SIGNALS: dict[str, tuple[int, float]] = {
@@ -88,11 +94,72 @@ def _fit_logistic(
     return coef
 
 
+# Submission-order bins: a step feature, because a reader (or the feed they read) may only
+# ever see the latest submissions of a day, which a linear term cannot express.
+ORDER_BINS = (0.7, 0.8, 0.9)
+
+
+def submission_order(papers: Sequence[Paper], groups: Sequence[str] | None = None) -> np.ndarray:
+    """Each paper's position in its day by arXiv id (0 = submitted first, 1 = last).
+
+    ``groups`` (e.g. the listing day of each paper) ranks within each group separately.
+    """
+    keys = list(groups) if groups is not None else [""] * len(papers)
+    order = np.zeros(len(papers))
+    by_group: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        by_group.setdefault(key, []).append(index)
+    for members in by_group.values():
+        ranked = sorted(members, key=lambda i: papers[i].id)
+        for position, index in enumerate(ranked):
+            order[index] = position / max(len(members) - 1, 1)
+    return order
+
+
+def paper_features(
+    context: RankContext, categories: Sequence[str], order: np.ndarray
+) -> np.ndarray:
+    """Low-dimensional features of each paper in ``context``, comparable across days:
+    cosine to each research line, key-phrase hits per line, indicators for ``categories``
+    (listed in / primary), cross-list-only, and the submission order within its day
+    (``order``, with step bins). The raw embedding is left out on purpose: with a few
+    dozen positives it overfits (measured in benchmarks/ranking_bench.py)."""
+    vectors = context.embeddings.astype(np.float64)
+    lines = context.lines
+    line_vectors = context.embedder.embed([line_query_text(line) for line in lines])
+    cosines = vectors @ line_vectors.T.astype(np.float64)
+    hits = np.array(
+        [
+            [len(keyword_hits(view, line.keywords)) for line in lines]
+            for view in context.phrase_views
+        ],
+        dtype=np.float64,
+    ).reshape(len(context.papers), len(lines))
+    category_columns = np.array(
+        [
+            [float(c in paper.categories) for c in categories]
+            + [float(paper.primary_category == c) for c in categories]
+            + [float(paper.is_cross_list_only)]
+            for paper in context.papers
+        ],
+        dtype=np.float64,
+    ).reshape(len(context.papers), 2 * len(categories) + 1)
+    order_columns = np.stack([order, *[(order >= b).astype(float) for b in ORDER_BINS]], axis=1)
+    return np.hstack([cosines, np.log1p(hits), category_columns, order_columns])
+
+
+CENTROID_SHARE = 0.3
+
+
 class FeedbackModel:
     """A scorer learned from feedback, fused with the profile scorers by ``rank_papers``.
 
-    ``fit(examples, today)`` trains it; ``ready`` says whether there was enough to learn
-    from; ``score(context)`` returns an additive, day-normalised ``ScorerResult``.
+    ``fit(examples, today)`` keeps the examples; the model itself is trained on first
+    ``score(context)``, because its features include the relevance to the profile's research
+    lines (``context.profile``). ``ready`` says whether there is enough to learn from.
+    Features are standardised on the training data, then an L2 logistic regression (classes
+    balanced, examples weighted by signal strength and recency) gives the raw score; with
+    too few negatives the similarity to the (recency-weighted) centroid of positives is used.
     """
 
     name = "feedback"
@@ -101,70 +168,103 @@ class FeedbackModel:
         self,
         embedder: Embedder,
         *,
-        weight: float = 0.8,
+        weight: float = 3.0,
         half_life_days: float = 30.0,
-        l2: float = 1e-3,
+        l2: float = 1e-2,
         min_positives: int = 3,
+        min_category_examples: int = 3,
     ) -> None:
         self.embedder = embedder
         self.weight = weight
         self.half_life_days = half_life_days
         self.l2 = l2
         self.min_positives = min_positives
-        self.coef: np.ndarray | None = None
-        self.centroid: np.ndarray | None = None
+        self.min_category_examples = min_category_examples
+        self.examples: list[FeedbackExample] = []
+        self.today = datetime.now().date()
         self.positives = 0
         self.negatives = 0
         self.latest_example = ""  # latest feedback day learned from (leak checks)
+        self._trained_for: str | None = None
+        self._coef: np.ndarray | None = None
+        self._centroid: np.ndarray | None = None
+        self._mean: np.ndarray | None = None
+        self._scale: np.ndarray | None = None
+        self._categories: list[str] = []
 
     @property
     def ready(self) -> bool:
-        return self.coef is not None or self.centroid is not None
+        return self.positives >= self.min_positives
 
-    def _recency(self, examples: Sequence[FeedbackExample], today: date) -> np.ndarray:
+    def _recency(self, examples: Sequence[FeedbackExample]) -> np.ndarray:
         ages = np.array(
-            [max((today - date.fromisoformat(e.when)).days, 0) for e in examples], dtype=float
+            [max((self.today - date.fromisoformat(e.when)).days, 0) for e in examples], dtype=float
         )
         return 0.5 ** (ages / self.half_life_days)
 
     def fit(self, examples: Sequence[FeedbackExample], today: date | None = None) -> FeedbackModel:
-        """Learn from ``examples`` (recency measured from ``today``, default: now)."""
-        today = today or datetime.now().date()
-        positives = [e for e in examples if e.label == 1]
-        negatives = [e for e in examples if e.label == 0]
-        self.positives, self.negatives = len(positives), len(negatives)
-        self.latest_example = max((e.when for e in examples), default="")
-        self.coef = self.centroid = None
-        if len(positives) < self.min_positives:
-            return self
-        vectors = self.embedder.embed([paper_text(e.paper) for e in examples])
-        recency = self._recency(examples, today)
-        labels = np.array([e.label for e in examples], dtype=float)
-        weights = np.array([e.weight for e in examples]) * recency
-        positive_mask = labels == 1
-        centroid = (vectors[positive_mask] * weights[positive_mask, None]).sum(axis=0)
-        self.centroid = centroid / max(float(np.linalg.norm(centroid)), 1e-12)
-        if len(negatives) >= 5 * len(positives):
-            # Balance the classes so the few positives are not drowned out.
-            weights = np.where(
-                positive_mask,
-                weights / weights[positive_mask].sum(),
-                weights / weights[~positive_mask].sum(),
-            )
-            self.coef = _fit_logistic(vectors.astype(np.float64), labels, weights, self.l2)
+        """Keep ``examples`` for training (recency measured from ``today``, default: now)."""
+        self.today = today or datetime.now().date()
+        self.examples = list(examples)
+        self.positives = sum(e.label == 1 for e in self.examples)
+        self.negatives = len(self.examples) - self.positives
+        self.latest_example = max((e.when for e in self.examples), default="")
+        self._trained_for = None
         return self
 
-    def raw_scores(self, vectors: np.ndarray) -> np.ndarray:
-        if self.coef is not None:
-            return vectors @ self.coef[:-1] + self.coef[-1]
-        if self.centroid is not None:
-            return vectors @ self.centroid
-        return np.zeros(len(vectors))
+    def _train(self, profile: Profile) -> None:
+        key = profile.fingerprint()
+        if self._trained_for == key:
+            return
+        examples = self.examples
+        positive_categories: dict[str, int] = {}
+        for example in examples:
+            if example.label == 1:
+                for category in example.paper.categories:
+                    positive_categories[category] = positive_categories.get(category, 0) + 1
+        self._categories = sorted(
+            c for c, count in positive_categories.items() if count >= self.min_category_examples
+        )
+        papers = [e.paper for e in examples]
+        context = RankContext(papers, profile, self.embedder)
+        order = submission_order(
+            papers, [p.announced or e.when for p, e in zip(papers, examples, strict=True)]
+        )
+        features = paper_features(context, self._categories, order)
+        labels = np.array([e.label for e in examples], dtype=float)
+        weights = np.array([e.weight for e in examples]) * self._recency(examples)
+        positive = labels == 1
+        centroid = (context.embeddings[positive] * weights[positive, None]).sum(axis=0)
+        self._centroid = centroid / max(float(np.linalg.norm(centroid)), 1e-12)
+        self._coef = None
+        if self.negatives >= 5 * self.positives:
+            self._mean = features.mean(axis=0)
+            self._scale = np.where(features.std(axis=0) > 1e-9, features.std(axis=0), 1.0)
+            standardised = (features - self._mean) / self._scale
+            # Balance the classes so the few positives are not drowned out.
+            balanced = np.where(
+                positive, weights / weights[positive].sum(), weights / weights[~positive].sum()
+            )
+            self._coef = _fit_logistic(standardised, labels, balanced, self.l2)
+        self._trained_for = key
+
+    def raw_scores(self, context: RankContext) -> np.ndarray:
+        """Unnormalised scores of the context's papers (higher = more like what was liked)."""
+        self._train(context.profile)
+        if self._coef is not None and self._mean is not None and self._scale is not None:
+            order = submission_order(context.papers)
+            features = paper_features(context, self._categories, order)
+            features = (features - self._mean) / self._scale
+            return features @ self._coef[:-1] + self._coef[-1]
+        if self._centroid is not None:
+            return context.embeddings @ self._centroid
+        return np.zeros(len(context.papers))
 
     def score(self, context: RankContext) -> ScorerResult:
-        vectors = context.embeddings
-        values = zscore(self.raw_scores(vectors.astype(np.float64)))
-        return ScorerResult(self.name, additive=values, weight=self.weight)
+        values = zscore(self.raw_scores(context))
+        # The centroid fallback (no negatives to contrast with) is a weaker signal.
+        weight = self.weight if self._coef is not None else self.weight * CENTROID_SHARE
+        return ScorerResult(self.name, additive=values, weight=weight)
 
 
 class FeedbackStore(Protocol):

@@ -52,7 +52,7 @@ class RankContext:
         return [tokenize(t) for t in self.texts]
 
     @cached_property
-    def phrase_views(self) -> list[list[str]]:
+    def phrase_views(self) -> list[str]:
         return [phrase_view(t) for t in self.texts]
 
     @cached_property
@@ -91,7 +91,7 @@ def line_query_text(line: ResearchLine) -> str:
     return line.description.strip() + " Key topics: " + "; ".join(line.keywords) + "."
 
 
-def keyword_hits(view: Sequence[str], phrases: Sequence[str]) -> list[str]:
+def keyword_hits(view: str, phrases: Sequence[str]) -> list[str]:
     """The key phrases that occur (stemmed, consecutive) in a paper's phrase view."""
     return [phrase for phrase in phrases if contains_phrase(view, phrase_tokens(phrase))]
 

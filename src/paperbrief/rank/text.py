@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from functools import lru_cache
 
 from paperbrief.models import Paper
 
@@ -29,6 +29,7 @@ STOPWORDS = frozenset(
 _SUFFIXES = ("ations", "ation", "ities", "ness", "ings", "ing", "ies", "ers", "er", "ed", "es", "s")
 
 
+@lru_cache(maxsize=65536)  # a pure memo of a pure function, not shared state
 def stem(word: str) -> str:
     """A light suffix-stripping stemmer (keeps words of four letters or fewer as they are)."""
     if len(word) <= 4 or not word.isalpha():
@@ -56,21 +57,15 @@ def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
     return tokens
 
 
+@lru_cache(maxsize=4096)
 def phrase_tokens(phrase: str) -> tuple[str, ...]:
     """Tokens of a key phrase as they must appear consecutively in a paper (stop words kept)."""
     return tuple(stem(t) for t in _TOKEN_RE.findall(phrase.lower().replace("-", " ")))
 
 
-def contains_phrase(tokens: Sequence[str], phrase: tuple[str, ...]) -> bool:
-    """True when ``phrase`` occurs as a consecutive run in ``tokens``."""
-    size = len(phrase)
-    if size == 0:
-        return False
-    first = phrase[0]
-    return any(
-        tokens[i] == first and tuple(tokens[i : i + size]) == phrase
-        for i in range(len(tokens) - size + 1)
-    )
+def contains_phrase(view: str, phrase: tuple[str, ...]) -> bool:
+    """True when ``phrase`` occurs as a consecutive run in a :func:`phrase_view` string."""
+    return bool(phrase) and f" {' '.join(phrase)} " in view
 
 
 def paper_text(paper: Paper) -> str:
@@ -78,9 +73,10 @@ def paper_text(paper: Paper) -> str:
     return f"{paper.title.strip()}. {paper.abstract.strip()}"
 
 
-def phrase_view(text: str) -> list[str]:
-    """Stemmed tokens with stop words kept and hyphens split, for phrase matching."""
-    return [stem(t) for t in _TOKEN_RE.findall(text.lower().replace("-", " "))]
+def phrase_view(text: str) -> str:
+    """Stemmed tokens (stop words kept, hyphens split) joined by spaces and padded with one
+    space each side, so a phrase match is a substring test."""
+    return " " + " ".join(stem(t) for t in _TOKEN_RE.findall(text.lower().replace("-", " "))) + " "
 
 
 def text_hash(text: str) -> str:

@@ -1,0 +1,108 @@
+"""`paperbrief eval ranking`: metrics, baselines, JSON contract and the no-leak replay."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from paperbrief.cli import cli
+from paperbrief.profile import load_profile
+from paperbrief.rank import Embedder
+from paperbrief.rank.evaluate import Post, PostResult, evaluate_ranking, summarize
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rank"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+@pytest.fixture(scope="module")
+def profile():
+    return load_profile(FIXTURES / "profile.toml")
+
+
+def test_metrics_count_every_pick_and_grade_by_stars():
+    post = Post(date(2026, 4, 2), date(2026, 4, 1), (("a", 3), ("b", 2), ("c", 5)))
+    result = PostResult(post, ranks=[1, 12, None])
+    summary = summarize([result])
+    assert summary["recall"] == {
+        "5": 0.3333,
+        "10": 0.3333,
+        "20": 0.6667,
+        "50": 0.6667,
+        "100": 0.6667,
+    }
+    assert summary["mrr"] == 1.0
+    # DCG = 3/log2(2) = 3; ideal = 5 + 3/log2(3) + 2/log2(4) = 7.893
+    assert summary["ndcg@10"] == pytest.approx(3 / 7.8928, abs=1e-3)
+
+
+def test_bootstrap_interval_brackets_the_point_estimate():
+    posts = [Post(date(2026, 4, d), date(2026, 4, d), (("a", 2), ("b", 2))) for d in range(1, 9)]
+    results = [PostResult(p, [1 if i % 2 else 30, None]) for i, p in enumerate(posts)]
+    summary = summarize(results)
+    low, high = summary["ci95"]["recall@20"]
+    assert low <= summary["recall"]["20"] <= high
+    assert low < high
+
+
+def test_evaluation_beats_random_on_real_picks(profile, embedder):
+    report = evaluate_ranking(FIXTURES / "listings", FIXTURES / "picks.json", profile, embedder)
+    assert report.posts == 4 and report.picks == 14
+    assert set(report.baselines) == {"random", "bm25", "embedding"}
+    assert report.system["recall"]["20"] > report.baselines["random"]["recall"]["20"]
+
+
+def test_learning_replay_never_sees_the_ranked_day_or_later(profile, embedder, tmp_path):
+    report = evaluate_ranking(
+        FIXTURES / "listings", FIXTURES / "picks.json", profile, embedder, learn=True
+    )
+    by_day = {}
+    for result in report.per_post:
+        assert result.latest_feedback < result.post.listing_day.isoformat()
+        by_day.setdefault(result.post.listing_day, result)
+    assert by_day[date(2026, 4, 21)].learned_from == 0  # nothing earlier exists
+    assert by_day[date(2026, 4, 24)].learned_from > 0
+    # Dropping the later posts from the history changes nothing for an earlier day.
+    picks = json.loads((FIXTURES / "picks.json").read_text(encoding="utf-8"))
+    picks["posts"] = [p for p in picks["posts"] if p["listing_day"] <= "2026-04-22"]
+    truncated = tmp_path / "picks.json"
+    truncated.write_text(json.dumps(picks), encoding="utf-8")
+    short = evaluate_ranking(FIXTURES / "listings", truncated, profile, embedder, learn=True)
+    full_ranks = {r.post.digest_date: r.ranks for r in report.per_post}
+    for result in short.per_post:
+        assert result.ranks == full_ranks[result.post.digest_date]
+
+
+def test_cli_writes_the_json_contract(tmp_path, monkeypatch):
+    monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path / "home"))
+    listings = tmp_path / "listings"
+    shutil.copytree(FIXTURES / "listings", listings)
+    out = tmp_path / "eval.json"
+    args = ["eval", "ranking", "--listings", str(listings), "--picks", str(FIXTURES / "picks.json")]
+    args += ["--profile", str(FIXTURES / "profile.toml"), "--since", "2026-04-23"]
+    result = CliRunner().invoke(cli, [*args, "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["posts"] == 3 and data["picks"] == 10
+    assert set(data["recall"]) == {"5", "10", "20", "50", "100"}
+    assert {"ndcg@10", "mrr", "ci95", "baselines"} <= set(data)
+    assert set(data["baselines"]["bm25"]["recall"]) == set(data["recall"])
+    assert "R@20" in result.output and "embedding" in result.output
+
+
+def test_cli_names_a_missing_listing_day(tmp_path, monkeypatch):
+    monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path / "home"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    args = ["eval", "ranking", "--listings", str(empty), "--picks", str(FIXTURES / "picks.json")]
+    result = CliRunner().invoke(cli, [*args, "--profile", str(FIXTURES / "profile.toml")])
+    assert result.exit_code == 1
+    assert "no listing for 2026-04-21" in result.output
