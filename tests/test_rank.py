@@ -142,6 +142,7 @@ def test_picks_spread_across_lines_and_honour_limits(profile):
         scored("b1", 4.5, 3, "B"),
         scored("c1", 4.4, 3, "C"),
         scored("a4", 4.3, 3, "A"),
+        *(scored(f"low{i}", 0.0, 1, "B") for i in range(30)),  # the rest of the day
     ]
     ranking = [replace(s, rank=i + 1) for i, s in enumerate(ranking)]
     settings = profile.rank.model_copy(update={"diversity": 1.0})

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import click
+from rich.console import Console
 from rich.table import Table
 
 from paperbrief.cli.common import CONTEXT, console, get_profile, get_store, handle_errors
@@ -110,9 +111,9 @@ def eval_ranking(
         table.add_row(*_row(name, metrics))
     ci = report.system["ci95"]
     assert isinstance(ci, dict)
-    click.echo()
-    console.print(table)
-    console.print(
+    output = Console()
+    output.print(table)
+    output.print(
         "[dim]95% bootstrap CI (paperbrief):[/] "
         + ", ".join(f"{k} [{lo:.3f}, {hi:.3f}]" for k, (lo, hi) in ci.items()),
         highlight=False,

@@ -173,6 +173,7 @@ class FeedbackModel:
         l2: float = 1e-2,
         min_positives: int = 3,
         min_category_examples: int = 3,
+        use_submission_order: bool = True,
     ) -> None:
         self.embedder = embedder
         self.weight = weight
@@ -180,6 +181,7 @@ class FeedbackModel:
         self.l2 = l2
         self.min_positives = min_positives
         self.min_category_examples = min_category_examples
+        self.use_submission_order = use_submission_order
         self.examples: list[FeedbackExample] = []
         self.today = datetime.now().date()
         self.positives = 0
@@ -201,6 +203,11 @@ class FeedbackModel:
             [max((self.today - date.fromisoformat(e.when)).days, 0) for e in examples], dtype=float
         )
         return 0.5 ** (ages / self.half_life_days)
+
+    def _order(self, papers: Sequence[Paper], groups: Sequence[str] | None) -> np.ndarray:
+        if not self.use_submission_order:
+            return np.zeros(len(papers))  # constant columns: standardised to zero
+        return submission_order(papers, groups)
 
     def fit(self, examples: Sequence[FeedbackExample], today: date | None = None) -> FeedbackModel:
         """Keep ``examples`` for training (recency measured from ``today``, default: now)."""
@@ -227,10 +234,8 @@ class FeedbackModel:
         )
         papers = [e.paper for e in examples]
         context = RankContext(papers, profile, self.embedder)
-        order = submission_order(
-            papers, [p.announced or e.when for p, e in zip(papers, examples, strict=True)]
-        )
-        features = paper_features(context, self._categories, order)
+        groups = [p.announced or e.when for p, e in zip(papers, examples, strict=True)]
+        features = paper_features(context, self._categories, self._order(papers, groups))
         labels = np.array([e.label for e in examples], dtype=float)
         weights = np.array([e.weight for e in examples]) * self._recency(examples)
         positive = labels == 1
@@ -252,7 +257,7 @@ class FeedbackModel:
         """Unnormalised scores of the context's papers (higher = more like what was liked)."""
         self._train(context.profile)
         if self._coef is not None and self._mean is not None and self._scale is not None:
-            order = submission_order(context.papers)
+            order = self._order(context.papers, None)
             features = paper_features(context, self._categories, order)
             features = (features - self._mean) / self._scale
             return features @ self._coef[:-1] + self._coef[-1]

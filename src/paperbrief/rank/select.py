@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -25,19 +26,22 @@ def select_picks(ranking: Sequence[ScoredPaper], profile: Profile) -> list[Score
       of the ranking fill up to ``MIN_PICKS`` (never more than ``picks_per_day``) — a
       thin day still gets a short digest, and the stars say how strong it is;
     * diversity (MMR-like, strength ``profile.rank.diversity``): greedily take the paper
-      maximising ``score - diversity * (papers already picked for the same line)``, from
-      the top ``POOL_FACTOR * picks_per_day`` of the ranking;
+      maximising ``score - diversity * spread * (papers already picked for the same
+      line)``, where ``spread`` is the standard deviation of the day's scores, from the top
+      ``POOL_FACTOR * picks_per_day`` of the ranking;
     * returned papers keep their ranking fields; the list is ordered by pick order.
     """
     wanted = profile.picks_per_day
     pool = [p for p in ranking[: POOL_FACTOR * wanted] if p.stars >= profile.min_stars]
-    # Scores are z units; one same-line pick costs up to one standard deviation.
+    scores = [p.score for p in ranking]
+    spread = statistics.pstdev(scores) if len(scores) > 1 else 1.0
+    penalty = profile.rank.diversity * (spread or 1.0)
     chosen: list[ScoredPaper] = []
     per_line: dict[str | None, int] = {}
     while pool and len(chosen) < wanted:
         best = max(
             pool,
-            key=lambda p: (p.score - profile.rank.diversity * per_line.get(p.line, 0), -p.rank),
+            key=lambda p: (p.score - penalty * per_line.get(p.line, 0), -p.rank),
         )
         pool.remove(best)
         chosen.append(best)
