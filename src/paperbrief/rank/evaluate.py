@@ -13,7 +13,7 @@ import gzip
 import json
 import random
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -27,6 +27,7 @@ from paperbrief.rank.bm25 import BM25Index
 from paperbrief.rank.core import rank_papers
 from paperbrief.rank.embed import Embedder
 from paperbrief.rank.feedback import FeedbackModel, load_feedback
+from paperbrief.rank.judge import Verdict, apply_verdicts
 from paperbrief.rank.scorers import line_query_text
 from paperbrief.rank.text import paper_text, tokenize
 from paperbrief.store import Store, open_store, paper_from_dict
@@ -94,6 +95,7 @@ class PostResult:
     ranks: list[int | None]  # 1-based rank of each pick in the ranking (None = not listed)
     learned_from: int = 0  # feedback examples the learned scorer saw
     latest_feedback: str = ""  # latest feedback day it saw (must be < listing day)
+    pick_stars: list[int | None] = field(default_factory=list)  # stars given to each pick
 
 
 def _metrics(results: Sequence[PostResult]) -> dict[str, float]:
@@ -232,6 +234,7 @@ def evaluate_ranking(
     learn: bool = False,
     since: date | None = None,
     feedback_settings: dict[str, float] | None = None,
+    judge_replay: Mapping[str, Mapping[str, Verdict]] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> EvaluationReport:
     """Rank every post's listing and compare with the real picks (see module docstring).
@@ -239,6 +242,8 @@ def evaluate_ranking(
     With ``learn``, before ranking a post, every post whose listing day is strictly earlier
     (including posts before ``since``) has been replayed into a temporary store, and the
     learned scorer is trained from that store with ``before`` = the ranked listing day.
+    ``judge_replay`` (recorded LLM judge verdicts by listing day, see ``rank.judge``) is
+    applied to each day's ranking exactly as a live judge's verdicts would be.
     """
     all_posts = load_posts(picks_path)
     posts = [p for p in all_posts if since is None or p.digest_date >= since]
@@ -277,7 +282,12 @@ def evaluate_ranking(
                         **(feedback_settings or {}),
                     )
                 ranking = rank_papers(papers, profile, embedder, feedback=model)
+                if judge_replay is not None:
+                    verdicts = judge_replay.get(post.listing_day.isoformat(), {})
+                    ranking = apply_verdicts(ranking, verdicts, profile)
                 result = PostResult(post, _ranks([s.paper.id for s in ranking], post))
+                stars = {s.paper.id: s.stars for s in ranking}
+                result.pick_stars = [stars.get(paper_id) for paper_id, _ in post.picks]
                 if model is not None:
                     result.learned_from = model.positives + model.negatives
                     result.latest_feedback = model.latest_example

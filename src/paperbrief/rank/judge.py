@@ -1,0 +1,249 @@
+"""The LLM judge: screens the head of the cheap ranking with title + abstract.
+
+``judge_ranking`` sends the top ``judge_top_k`` papers in batches of ``judge_batch_size``
+to the ``judge`` role of an :class:`~paperbrief.llm.LLMClient` with the reader's profile
+(research lines and what to avoid) as the rubric (prompt: ``prompts/judge.md``). Each
+paper gets stars 1-5, the research line it serves, a one-line reason and a must-read flag.
+
+Paper text is data: it is placed inside ``<paper key=...>`` tags with angle brackets
+neutralised, the prompt says never to follow instructions found there, and every answer is
+validated (pydantic, keys must be ones we sent, lines must be the profile's). A batch that
+fails (transport error, invalid JSON after the client's one repair, budget spent) leaves
+its papers with their cheap verdicts: the day is never lost. ``apply_verdicts`` is the one
+place verdicts change a ranking, shared with ``paperbrief eval ranking --judge-replay``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Protocol, TypeVar
+
+from pydantic import BaseModel, Field, ValidationError
+
+from paperbrief.errors import PaperbriefError
+from paperbrief.models import ScoredPaper
+from paperbrief.profile import Profile
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class JudgeVerdict(BaseModel):
+    key: str = Field(description="The key of the paper as given, e.g. P07.")
+    stars: int = Field(ge=1, le=5)
+    line: str = Field("", description="Exact research-line name, or empty.")
+    reason: str = Field(max_length=400)
+    must_read: bool = False
+
+
+class JudgeAnswer(BaseModel):
+    papers: list[JudgeVerdict]
+
+
+class JudgeClient(Protocol):
+    """What the judge needs from the LLM boundary (``paperbrief.llm.LLMClient``)."""
+
+    def complete_json(
+        self, role: str, messages: Sequence[dict[str, str]], schema: type[T], **kwargs: object
+    ) -> T: ...
+
+
+@dataclass(frozen=True)
+class Verdict:
+    stars: int
+    line: str
+    reason: str
+    must_read: bool = False
+
+
+@dataclass
+class JudgeResult:
+    ranking: list[ScoredPaper]
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # by arXiv id
+    batches: int = 0
+    failed_batches: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _prompt_template() -> Template:
+    text = (resources.files("paperbrief") / "prompts" / "judge.md").read_text(encoding="utf-8")
+    return Template(text)
+
+
+def system_prompt(profile: Profile) -> str:
+    """The judge's system message: the profile as the rubric."""
+    lines = "\n".join(
+        f"- {line.name} (weight {line.weight}): {' '.join(line.description.split())}"
+        f" Key phrases: {', '.join(line.keywords)}."
+        for line in profile.research_lines
+    )
+    avoid = "\n".join(
+        f"- {topic.topic}" + (f" (fine when: {', '.join(topic.unless)})" if topic.unless else "")
+        for topic in profile.avoid
+    )
+    return _prompt_template().substitute(
+        reader=profile.name,
+        lines=lines,
+        avoid=avoid or "- (nothing listed)",
+        language="Chinese" if profile.language == "zh" else "English",
+    )
+
+
+def _neutralise(text: str) -> str:
+    """Paper text cannot close or open our delimiting tags."""
+    return " ".join(text.replace("<", "‹").replace(">", "›").split())
+
+
+def batch_message(papers: Sequence[ScoredPaper], keys: Sequence[str]) -> str:
+    blocks = [
+        f'<paper key="{key}">\nTitle: {_neutralise(s.paper.title)}\n'
+        f"Categories: {', '.join(s.paper.categories)}\n"
+        f"Abstract: {_neutralise(s.paper.abstract)}\n</paper>"
+        for key, s in zip(keys, papers, strict=True)
+    ]
+    return f"Rate these {len(papers)} papers (keys {keys[0]}..{keys[-1]}).\n\n" + "\n\n".join(
+        blocks
+    )
+
+
+def _validated(answer: JudgeAnswer, keys: Sequence[str], profile: Profile) -> dict[str, Verdict]:
+    """Verdicts by key, keeping only keys we sent and research lines the profile has."""
+    names = {line.name for line in profile.research_lines}
+    sent = set(keys)
+    verdicts: dict[str, Verdict] = {}
+    for item in answer.papers:
+        if item.key in sent and item.key not in verdicts:
+            line = item.line if item.line in names else ""
+            verdicts[item.key] = Verdict(
+                item.stars, line, " ".join(item.reason.split()), item.must_read
+            )
+    return verdicts
+
+
+def judge_ranking(
+    ranking: Sequence[ScoredPaper], profile: Profile, client: JudgeClient
+) -> JudgeResult:
+    """Screen the head of ``ranking`` with the LLM and return the re-ordered ranking."""
+    top_k = profile.rank.judge_top_k or len(ranking)
+    head = list(ranking[:top_k])
+    size = profile.rank.judge_batch_size
+    system = system_prompt(profile)
+    result = JudgeResult(ranking=list(ranking))
+    for start in range(0, len(head), size):
+        batch = head[start : start + size]
+        keys = [f"P{start + i + 1:02d}" for i in range(len(batch))]
+        result.batches += 1
+        messages = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": batch_message(batch, keys)},
+        ]
+        try:
+            answer = client.complete_json("judge", messages, JudgeAnswer)
+        except (PaperbriefError, ValidationError) as error:
+            result.failed_batches += 1
+            result.errors.append(str(error)[:300])
+            continue
+        by_key = _validated(answer, keys, profile)
+        for key, scored in zip(keys, batch, strict=True):
+            if key in by_key:
+                result.verdicts[scored.paper.id] = by_key[key]
+    result.ranking = apply_verdicts(ranking, result.verdicts, profile)
+    return result
+
+
+# How much a must-read flag and the cheap score count next to the judge's stars.
+MUST_READ_BONUS = 0.5
+CHEAP_TIEBREAK = 0.05
+
+
+def apply_verdicts(
+    ranking: Sequence[ScoredPaper], verdicts: Mapping[str, Verdict], profile: Profile
+) -> list[ScoredPaper]:
+    """Re-order the judged head of ``ranking`` by the judge's verdicts.
+
+    Only the top ``judge_top_k`` papers move: they are sorted by stars (+ must-read bonus,
+    cheap score as a tie-break; papers of failed batches keep their cheap stars); the rest
+    keep their cheap order behind them. Judged papers take the judge's stars, line and
+    reason; ``components["judge"]`` records the stars. Ranks are renumbered 1..n.
+    """
+    top_k = profile.rank.judge_top_k or len(ranking)
+    head, tail = list(ranking[:top_k]), list(ranking[top_k:])
+    if not any(s.paper.id in verdicts for s in head):
+        return list(ranking)
+    updated = []
+    for scored in head:
+        verdict = verdicts.get(scored.paper.id)
+        if verdict is None:
+            updated.append((scored.stars + CHEAP_TIEBREAK * scored.score, scored))
+            continue
+        key = verdict.stars + MUST_READ_BONUS * verdict.must_read + CHEAP_TIEBREAK * scored.score
+        updated.append(
+            (
+                key,
+                replace(
+                    scored,
+                    stars=verdict.stars,
+                    line=verdict.line or scored.line,
+                    reason=verdict.reason or scored.reason,
+                    components={
+                        **scored.components,
+                        "judge": float(verdict.stars),
+                        "must_read": float(verdict.must_read),
+                    },
+                ),
+            )
+        )
+    ordered = [s for _, s in sorted(updated, key=lambda pair: -pair[0])] + tail
+    return [replace(s, rank=i + 1) for i, s in enumerate(ordered)]
+
+
+class JudgeReplayError(PaperbriefError):
+    """A --judge-replay file is missing or malformed."""
+
+
+def load_replay(path: Path) -> dict[str, dict[str, Verdict]]:
+    """Recorded verdicts, by listing day then arXiv id (see ``replay_record``)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {
+            day: {
+                paper_id: Verdict(
+                    int(v["stars"]),
+                    str(v.get("line", "")),
+                    str(v.get("reason", "")),
+                    bool(v.get("must_read", False)),
+                )
+                for paper_id, v in papers.items()
+            }
+            for day, papers in data.items()
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise JudgeReplayError(
+            f"cannot read judge replay {path}: {error}",
+            'expected {"YYYY-MM-DD": {"<arXiv id>": {"stars": 3, "line": "", "reason": ""}}}',
+        ) from error
+
+
+def replay_record(verdicts: Mapping[str, Verdict]) -> dict[str, dict[str, object]]:
+    """One day's verdicts in the replay file format (for recording a live judge run)."""
+    return {
+        paper_id: {"stars": v.stars, "line": v.line, "reason": v.reason, "must_read": v.must_read}
+        for paper_id, v in verdicts.items()
+    }
+
+
+__all__ = [
+    "JudgeAnswer",
+    "JudgeResult",
+    "JudgeVerdict",
+    "Verdict",
+    "apply_verdicts",
+    "judge_ranking",
+    "load_replay",
+    "replay_record",
+    "system_prompt",
+]
