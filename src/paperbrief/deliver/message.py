@@ -14,26 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from paperbrief.models import Digest, digest_from_dict
-
-# Labels of the short message, per digest language.
-MESSAGE_LABELS: dict[str, dict[str, str]] = {
-    "zh": {
-        "summary": "今日总结",
-        "overview": "今日全览",
-        "full": "阅读全文",
-        "more": "另有 {n} 篇，见全文",
-    },
-    "en": {
-        "summary": "Summary",
-        "overview": "Overview",
-        "full": "Read the full digest",
-        "more": "{n} more in the full digest",
-    },
-}
-
-
-def labels_for(language: str) -> dict[str, str]:
-    return MESSAGE_LABELS.get(language, MESSAGE_LABELS["en"])
+from paperbrief.write.labels import labels_for
 
 
 @dataclass(frozen=True)

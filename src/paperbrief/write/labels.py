@@ -61,6 +61,8 @@ LABELS: Final[dict[str, dict[str, str]]] = {
         "why_line": "与「{line}」方向相关",
         "why_terms": "命中：{terms}",
         "read_first": "建议先读",
+        "full": "阅读全文",
+        "more": "另有 {n} 篇，见全文",
         "figure_from": "原文图",
         "day_offline_summary": (
             "今日 {total} 篇新论文中，按画像筛出 {count} 篇：{items}。"
@@ -128,6 +130,8 @@ LABELS: Final[dict[str, dict[str, str]]] = {
         "why_line": "serves the line “{line}”",
         "why_terms": "matched: {terms}",
         "read_first": "Read first",
+        "full": "Read the full digest",
+        "more": "{n} more in the full digest",
         "figure_from": "Figure from the paper",
         "day_offline_summary": (
             "Of today's {total} new papers, the profile selects {count}: {items}."
