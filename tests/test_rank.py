@@ -220,3 +220,20 @@ def test_feedback_learns_a_preference_for_late_submissions(tmp_path, profile, em
     assert feedback["2605.00029"] > feedback["2605.00005"]
     assert {s.paper.id for s in ranking[:5]} & {"2605.00028", "2605.00029"}
     store.close()
+
+
+def test_accepted_listing_days_teach_what_was_passed_over(tmp_path, embedder):
+    store = open_store(tmp_path / "db.sqlite")
+    papers = [make_paper(f"2604.{i:05d}", f"Paper {i}", "Text.") for i in range(12)]
+    papers = [replace(p, announced="2026-04-01") for p in papers]
+    store.save_listing(Listing(date(2026, 4, 1), tuple(papers), source="test"))
+    later = replace(make_paper("2604.99999", "Later", "Text."), announced="2026-04-03")
+    store.save_listing(Listing(date(2026, 4, 3), (later,), source="test"))
+    for paper_id in ("2604.00001", "2604.00002", "2604.00003"):
+        store.add_feedback(paper_id, "picked", created_at="2026-04-02T08:00:00+00:00")
+    store.add_feedback("2604.99999", "up", created_at="2026-04-03T08:00:00+00:00")
+    model = load_feedback(store, embedder, before="2026-04-05T00:00:00+00:00")
+    assert (model.positives, model.negatives) == (4, 9)  # the other 9 papers of April 1
+    early = load_feedback(store, embedder, before="2026-04-01T00:00:00+00:00")
+    assert (early.positives, early.negatives) == (0, 0)
+    store.close()

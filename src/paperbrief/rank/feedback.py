@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from paperbrief.models import Paper
+from paperbrief.models import Listing, Paper
 from paperbrief.profile import Profile
 from paperbrief.rank.embed import Embedder
 from paperbrief.rank.scorers import (
@@ -279,6 +279,46 @@ class FeedbackStore(Protocol):
 
     def get_papers(self, paper_ids: Iterable[str]) -> dict[str, Paper]: ...
 
+    def load_listing(self, day: date) -> Listing | None: ...
+
+
+def implicit_negatives(
+    store: FeedbackStore,
+    events: Sequence[tuple[str, str, str]],
+    papers: dict[str, Paper],
+    before: str | None,
+) -> list[tuple[str, str, str]]:
+    """``shown`` events for the rest of each stored listing the reader accepted a paper from.
+
+    The daily run records only what the reader does (picked, 👍, saved …); a listing day with
+    an accepted paper also says the other papers of that day were seen and passed over.
+    Days that already carry ``shown`` events, and days not strictly before ``before``, are
+    left alone. ``papers`` is extended with the listings' papers.
+    """
+    accepted_days: dict[str, str] = {}
+    shown_days: set[str] = set()
+    for paper_id, signal, created_at in events:
+        paper = papers.get(paper_id)
+        if paper is None or not paper.announced or signal not in SIGNALS:
+            continue
+        if signal == "shown":
+            shown_days.add(paper.announced)
+        elif SIGNALS[signal][0] == 1:
+            accepted_days.setdefault(paper.announced, created_at)
+    known = {paper_id for paper_id, _, _ in events}
+    cutoff = before[:10] if before else None
+    extra: list[tuple[str, str, str]] = []
+    for day, created_at in sorted(accepted_days.items()):
+        if day in shown_days or (cutoff is not None and day >= cutoff):
+            continue
+        listing = store.load_listing(date.fromisoformat(day))
+        for paper in listing.papers if listing else ():
+            if paper.id not in known:
+                known.add(paper.id)
+                papers[paper.id] = paper
+                extra.append((paper.id, "shown", created_at))
+    return extra
+
 
 def load_feedback(
     store: FeedbackStore,
@@ -292,12 +332,15 @@ def load_feedback(
 
     ``before`` is an ISO timestamp (events at or after it are ignored: the ranked day and
     later must not leak in); ``today`` anchors recency (default: the date of ``before``,
-    else now). This is the one path from stored signals to the learned scorer, used by the
-    daily run and by ``paperbrief eval ranking --learn`` alike.
+    else now). Listings the reader accepted papers from add their other papers as
+    ``shown`` (see :func:`implicit_negatives`). This is the one path from stored signals to
+    the learned scorer, used by the daily run and by ``paperbrief eval ranking --learn``.
     """
-    events = store.feedback_events(before=before)
-    papers = store.get_papers(e.paper_id for e in events)
-    examples = examples_from_events(((e.paper_id, e.signal, e.created_at) for e in events), papers)
+    stored = store.feedback_events(before=before)
+    events = [(e.paper_id, e.signal, e.created_at) for e in stored]
+    papers = store.get_papers(paper_id for paper_id, _, _ in events)
+    events += implicit_negatives(store, events, papers, before)
+    examples = examples_from_events(events, papers)
     if today is None and before is not None:
         today = date.fromisoformat(before[:10])
     return FeedbackModel(embedder, **settings).fit(examples, today)  # type: ignore[arg-type]
