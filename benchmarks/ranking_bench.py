@@ -28,7 +28,8 @@ VARIANTS: list[tuple[str, dict[str, object]]] = [
     ("profile only (no feedback)", {"learn": False}),
     ("--learn (default)", {"learn": True}),
     ("--learn, no submission order", {"learn": True, "settings": {"use_submission_order": False}}),
-    ("--learn, feedback weight 1", {"learn": True, "settings": {"weight": 1.0}}),
+    ("--learn, feedback weight 3", {"learn": True, "settings": {"weight": 3.0}}),
+    ("--learn, no evidence ramp", {"learn": True, "settings": {"full_weight_positives": 1}}),
     ("--learn, half-life 10 days", {"learn": True, "settings": {"half_life_days": 10.0}}),
     ("--learn, half-life 90 days", {"learn": True, "settings": {"half_life_days": 90.0}}),
 ]

@@ -168,12 +168,13 @@ class FeedbackModel:
         self,
         embedder: Embedder,
         *,
-        weight: float = 3.0,
+        weight: float = 8.0,
         half_life_days: float = 30.0,
         l2: float = 1e-2,
         min_positives: int = 3,
         min_category_examples: int = 3,
         use_submission_order: bool = True,
+        full_weight_positives: int = 30,
     ) -> None:
         self.embedder = embedder
         self.weight = weight
@@ -182,6 +183,7 @@ class FeedbackModel:
         self.min_positives = min_positives
         self.min_category_examples = min_category_examples
         self.use_submission_order = use_submission_order
+        self.full_weight_positives = full_weight_positives
         self.examples: list[FeedbackExample] = []
         self.today = datetime.now().date()
         self.positives = 0
@@ -268,7 +270,10 @@ class FeedbackModel:
     def score(self, context: RankContext) -> ScorerResult:
         values = zscore(self.raw_scores(context))
         # The centroid fallback (no negatives to contrast with) is a weaker signal.
-        weight = self.weight if self._coef is not None else self.weight * CENTROID_SHARE
+        # Trust grows with evidence: full weight from ``full_weight_positives`` positives on.
+        weight = self.weight * min(1.0, self.positives / max(self.full_weight_positives, 1))
+        if self._coef is None:
+            weight *= CENTROID_SHARE
         return ScorerResult(self.name, additive=values, weight=weight)
 
 
