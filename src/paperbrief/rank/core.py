@@ -25,6 +25,11 @@ from paperbrief.rank.scorers import (
 STAR_THRESHOLDS = (1.5, 2.6, 3.6, 4.6)
 
 
+# A paper is "like what you picked before" when the learned scorer puts it this many
+# standard deviations above the day's mean.
+FEEDBACK_NOTE_Z = 2.0
+
+
 def stars_for(score: float) -> int:
     """1-5 stars from a fused score in z units."""
     return 1 + sum(score >= threshold for threshold in STAR_THRESHOLDS)
@@ -99,6 +104,7 @@ def rank_papers(
     # whether or not a learned scorer (which widens the scale) is fused in.
     standing = zscore(score) if len(papers) > 1 else np.zeros(len(papers))
     term_results = [r for r in results if r.terms is not None]
+    learned = next((r.additive for r in results if r.name == "feedback"), None)
     ranked: list[ScoredPaper] = []
     for index in np.argsort(-score, kind="stable"):
         line_index = int(best[index])
@@ -106,16 +112,11 @@ def rank_papers(
         for result in term_results:
             assert result.terms is not None
             terms.extend(t for t in result.terms[index][line_index] if t not in terms)
-        notes = [
-            name
-            for name, flagged in (("feedback", 1.0), ("avoid", -1e-9))
-            if name in components
-            and (
-                components[name][index] > flagged
-                if name == "feedback"
-                else components[name][index] < flagged
-            )
-        ]
+        notes = []
+        if learned is not None and learned[index] >= FEEDBACK_NOTE_Z:
+            notes.append("feedback")
+        if "avoid" in components and components["avoid"][index] < 0:
+            notes.append("avoid")
         line_name = profile.research_lines[line_index].name
         value = float(score[index])
         ranked.append(

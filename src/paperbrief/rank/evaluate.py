@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -194,7 +195,7 @@ FEEDBACK_TIME = "T12:00:00+00:00"  # replayed feedback is dated at noon of its l
 
 
 def replay_history(
-    store: Store, posts: Sequence[Post], listings: dict[date, Sequence[Paper]]
+    store: Store, posts: Sequence[Post], listings: Mapping[date, Sequence[Paper]]
 ) -> None:
     """Feed posts to the store as the reader's feedback (the same calls the CLI makes):
     the picked papers as ``picked``, the rest of that listing as ``shown``."""
@@ -233,7 +234,7 @@ def evaluate_ranking(
     *,
     learn: bool = False,
     since: date | None = None,
-    feedback_settings: dict[str, float] | None = None,
+    feedback_settings: Mapping[str, Any] | None = None,
     judge_replay: Mapping[str, Mapping[str, Verdict]] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> EvaluationReport:
