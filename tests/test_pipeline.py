@@ -5,6 +5,7 @@ is empty."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from datetime import date
 from pathlib import Path
@@ -204,9 +205,10 @@ def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
 
 
 def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_path: Path):
-    """`run` with an LLM endpoint (a real OpenAI-compatible server on 127.0.0.1): every pick
-    gets the deep-read sections, the footer names the model, and regenerating the same day
-    is served from the content-hash cache without a single new request."""
+    """`run` with an LLM endpoint (a real OpenAI-compatible server on 127.0.0.1): the judge
+    re-orders the cheap ranking's head, every pick gets the deep-read sections, the footer
+    names the model, and regenerating the same day is served from the content-hash cache
+    without a single new request."""
     from paperbrief.llm import LLMClient
     from paperbrief.profile import LLMSettings
 
@@ -231,8 +233,28 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_
             "contribution": "分工式修复",
         }
 
+    promoted: list[str] = []  # the title the judge rates highest
+
+    def judge(user: str) -> Reply:
+        keys = re.findall(r'<paper key="(P\d+)">\nTitle: (.*)', user)
+        if not promoted:  # the last paper of the first batch becomes the must-read
+            promoted.append(keys[-1][1])
+        verdicts = [
+            {
+                "key": key,
+                "stars": 5 if title in promoted else 2,
+                "line": "Agent 边际价值实证",
+                "reason": "judge",
+                "must_read": title in promoted,
+            }
+            for key, title in keys
+        ]
+        return Reply(content=json.dumps({"papers": verdicts}, ensure_ascii=False))
+
     def route(body: dict) -> Reply:
         user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        if user.startswith("Rate these"):
+            return judge(user)
         if "<picks>" in user:
             names = [f"P{n}" for n in range(1, user.count("<pick ") + 1)]
             day = {
@@ -255,7 +277,11 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_
         options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", offline=False)
         result = run_day(store, profile, options, services, today=date(2026, 5, 23))
         first_requests = server.request_count
-        assert first_requests == len(result.picks) + 1  # one deep read per pick + the day
+        batches = -(-min(profile.rank.judge_top_k, 36) // profile.rank.judge_batch_size)
+        # judge batches + one deep read per pick + the day's synthesis
+        assert first_requests == batches + len(result.picks) + 1
+        assert result.picks[0].paper.title == promoted[0]  # the judge re-ordered the head
+        assert result.picks[0].stars == 5
         forced = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", force=True)
         run_day(store, profile, forced, services, today=date(2026, 5, 23))
         assert server.request_count == first_requests  # the cache answered everything

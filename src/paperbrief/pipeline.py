@@ -38,6 +38,7 @@ from paperbrief.models import (
     to_json,
 )
 from paperbrief.profile import Profile
+from paperbrief.rank.judge import judge_ranking
 from paperbrief.render import render_html, render_markdown
 from paperbrief.store import Store
 from paperbrief.write.labels import labels_for
@@ -185,8 +186,14 @@ def rank_day(
     listing_day: date,
     services: Services,
     force: bool,
+    notes: list[str] | None = None,
 ) -> list[ScoredPaper]:
-    """The day's full ranking, reused from the store when the profile has not changed."""
+    """The day's full ranking, reused from the store when the profile has not changed.
+
+    With an LLM configured the judge re-orders the head of the cheap ranking; its failures
+    are appended to ``notes`` (the day still goes on with the cheap order).
+    """
+    notes = notes if notes is not None else []
     fingerprint = profile.fingerprint()
     if not force:
         stored = store.load_scores(listing_day, fingerprint)
@@ -196,6 +203,12 @@ def rank_day(
     # All stored feedback counts; recency weighting is anchored on the ranked day.
     feedback = rank.load_feedback(store, embedder, today=listing_day)
     ranking = rank.rank_papers(papers, profile, embedder, feedback=feedback)
+    if services.llm is not None:
+        # The judge screens the cheap ranking's head; a failed batch keeps its cheap order.
+        judged = judge_ranking(ranking, profile, services.llm)
+        ranking = judged.ranking
+        for error in judged.errors:
+            notes.append(f"judge: {error}")
     store.save_scores(listing_day, fingerprint, ranking)
     return ranking
 
@@ -406,7 +419,8 @@ def _run(
             exit_code=EXIT_NOTHING_PASSED,
         )
     reporter.stage(f"ranking {len(papers)} papers")
-    ranking = rank_day(store, profile, papers, listing_day, services, options.force)
+    run_notes = list(listing.notes)
+    ranking = rank_day(store, profile, papers, listing_day, services, options.force, run_notes)
     picks = rank.select_picks(ranking, profile)
     if not picks:
         raise EmptyDay(
@@ -454,5 +468,5 @@ def _run(
         files=files,
         writer=_writer_name(services),
         papers_considered=len(papers),
-        notes=list(listing.notes),
+        notes=run_notes,
     )

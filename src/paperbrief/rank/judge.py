@@ -168,7 +168,8 @@ def apply_verdicts(
     Only the top ``judge_top_k`` papers move: they are sorted by stars (+ must-read bonus,
     cheap score as a tie-break; papers of failed batches keep their cheap stars); the rest
     keep their cheap order behind them. Judged papers take the judge's stars, line and
-    reason; ``components["judge"]`` records the stars. Ranks are renumbered 1..n.
+    reason; ``components["judge"]`` records the stars. Ranks are renumbered 1..n and the
+    head's scores are re-dealt in the new order (so score order equals rank order).
     """
     top_k = profile.rank.judge_top_k or len(ranking)
     head, tail = list(ranking[:top_k]), list(ranking[top_k:])
@@ -197,8 +198,12 @@ def apply_verdicts(
                 ),
             )
         )
-    ordered = [s for _, s in sorted(updated, key=lambda pair: -pair[0])] + tail
-    return [replace(s, rank=i + 1) for i, s in enumerate(ordered)]
+    judged = [s for _, s in sorted(updated, key=lambda pair: -pair[0])]
+    # The head keeps its set of cheap scores, re-assigned in the judged order, so `score`
+    # agrees with the order (pick selection reads scores) and keeps its units and spread.
+    slots = sorted((s.score for s in head), reverse=True)
+    judged = [replace(s, score=slot) for s, slot in zip(judged, slots, strict=True)]
+    return [replace(s, rank=i + 1) for i, s in enumerate(judged + tail)]
 
 
 class JudgeReplayError(PaperbriefError):
