@@ -7,6 +7,7 @@ import shutil
 from datetime import date
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -14,13 +15,24 @@ from paperbrief.cli import cli
 from paperbrief.profile import load_profile
 from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import Post, PostResult, evaluate_ranking, summarize
+from paperbrief.store import Store, open_store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rank"
 
 
+def seeded_store(path: Path) -> Store:
+    """A store whose embedding cache holds the fixtures' vectors (made by the real model
+    from the same texts, tests/fixtures/rank/embeddings.npz), so tests skip re-embedding."""
+    store = open_store(path)
+    data = np.load(FIXTURES / "embeddings.npz")
+    vectors = dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
+    store.put_embeddings("all-MiniLM-L6-v2", vectors)
+    return store
+
+
 @pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    return Embedder()
+def embedder(tmp_path_factory) -> Embedder:
+    return Embedder(cache=seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite"))
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +95,7 @@ def test_learning_replay_never_sees_the_ranked_day_or_later(profile, embedder, t
 
 def test_cli_writes_the_json_contract(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path / "home"))
+    seeded_store(tmp_path / "home" / "paperbrief.db").close()
     listings = tmp_path / "listings"
     shutil.copytree(FIXTURES / "listings", listings)
     out = tmp_path / "eval.json"

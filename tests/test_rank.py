@@ -15,14 +15,24 @@ from paperbrief.rank import Embedder, load_feedback, rank_papers, select_picks
 from paperbrief.rank.bm25 import BM25Index
 from paperbrief.rank.evaluate import load_listing_file
 from paperbrief.rank.text import tokenize
-from paperbrief.store import open_store
+from paperbrief.store import Store, open_store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rank"
 
 
+def seeded_store(path: Path) -> Store:
+    """A store whose embedding cache holds the fixtures' vectors (made by the real model
+    from the same texts, tests/fixtures/rank/embeddings.npz), so tests skip re-embedding."""
+    store = open_store(path)
+    data = np.load(FIXTURES / "embeddings.npz")
+    vectors = dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
+    store.put_embeddings("all-MiniLM-L6-v2", vectors)
+    return store
+
+
 @pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    return Embedder()
+def embedder(tmp_path_factory) -> Embedder:
+    return Embedder(cache=seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite"))
 
 
 @pytest.fixture(scope="module")

@@ -6,18 +6,31 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from paperbrief.llm import LLMClient
 from paperbrief.models import Paper, ScoredPaper
 from paperbrief.profile import LLMSettings, load_profile
+from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import evaluate_ranking
 from paperbrief.rank.judge import judge_ranking, load_replay
-from paperbrief.store import open_store
+from paperbrief.store import Store, open_store
 
 from openai_server import OpenAIServer, Reply
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rank"
+
+
+def seeded_store(path: Path) -> Store:
+    """A store whose embedding cache holds the fixtures' vectors (see test_rank.py)."""
+    store = open_store(path)
+    data = np.load(FIXTURES / "embeddings.npz")
+    vectors = dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
+    store.put_embeddings("all-MiniLM-L6-v2", vectors)
+    return store
+
+
 KEY_RE = re.compile(r'<paper key="(P\d+)">')
 
 
@@ -188,8 +201,6 @@ def test_injected_instructions_stay_data_and_bad_answers_are_dropped(profile, st
 
 
 def test_eval_applies_a_judge_replay(tmp_path):
-    from paperbrief.rank import Embedder
-
     profile = load_profile(FIXTURES / "profile.toml")
     replay = {
         "2026-04-22": {
@@ -200,7 +211,7 @@ def test_eval_applies_a_judge_replay(tmp_path):
     path = tmp_path / "replay.json"
     path.write_text(json.dumps(replay), encoding="utf-8")
     picks = FIXTURES / "picks.json"
-    embedder = Embedder()
+    embedder = Embedder(cache=seeded_store(tmp_path / "cache.db"))
     plain = evaluate_ranking(FIXTURES / "listings", picks, profile, embedder)
     judged = evaluate_ranking(
         FIXTURES / "listings", picks, profile, embedder, judge_replay=load_replay(path)
