@@ -107,6 +107,7 @@ def test_judge_reorders_the_head_and_records_tokens(profile, store):
         with client_for(server, store) as client:
             result = judge_ranking(ranking(), profile, client)
         assert server.request_count == 2  # 6 papers in batches of 3
+        assert server.requests[0]["max_tokens"] == 3 * 150 + 200  # bounded per batch
         system = server.requests[0]["messages"][0]["content"]
         assert "程序修复与兼容性迁移" in system and "Jailbreaks" in system
     ids = [s.paper.id for s in result.ranking]

@@ -31,6 +31,9 @@ from paperbrief.profile import Profile
 
 T = TypeVar("T", bound=BaseModel)
 
+# Completion cap per paper of a batch: one short JSON verdict with a one-line reason.
+TOKENS_PER_VERDICT = 150
+
 
 class JudgeVerdict(BaseModel):
     key: str = Field(description="The key of the paper as given, e.g. P07.")
@@ -48,7 +51,13 @@ class JudgeClient(Protocol):
     """What the judge needs from the LLM boundary (``paperbrief.llm.LLMClient``)."""
 
     def complete_json(
-        self, role: str, messages: Sequence[dict[str, str]], schema: type[T], **kwargs: object
+        self,
+        role: str,
+        messages: Sequence[dict[str, str]],
+        schema: type[T],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
     ) -> T: ...
 
 
@@ -142,7 +151,9 @@ def judge_ranking(
             {"role": "user", "content": batch_message(batch, keys)},
         ]
         try:
-            answer = client.complete_json("judge", messages, JudgeAnswer)
+            answer = client.complete_json(
+                "judge", messages, JudgeAnswer, max_tokens=TOKENS_PER_VERDICT * len(batch) + 200
+            )
         except (PaperbriefError, ValidationError) as error:
             result.failed_batches += 1
             result.errors.append(str(error)[:300])
