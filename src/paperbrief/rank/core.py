@@ -19,10 +19,11 @@ from paperbrief.rank.scorers import (
 )
 
 # Thresholds on the fused score's standing in its day (z units) for 2..5 stars. On the
-# development days the top five papers of a day stand at z 2.5-4.8 (median ~3) and the real
-# picks at a median of 1.3 (profile only) to 2.4 (with feedback), so most picks get 2-3
-# stars, 4 stars is the top ~10% of a day's head and 5 stars is rare (benchmarks/ranking_bench.py).
-STAR_THRESHOLDS = (1.5, 2.6, 3.6, 4.6)
+# development days the top five papers of a day stand at z 2.5-4.8 (median ~3; 90th
+# percentile 4.1 profile-only, 3.4 with feedback) and the real picks at a median of 1.3
+# (profile only) to 2.4 (with feedback): most picks get 2-3 stars, 4 stars goes to roughly
+# one day-head paper in ten and 5 stars is rare (benchmarks/ranking_bench.py).
+STAR_THRESHOLDS = (1.5, 2.6, 3.9, 5.0)
 
 
 # A paper is "like what you picked before" when the learned scorer puts it this many
