@@ -38,6 +38,7 @@ from paperbrief.models import (
     to_json,
 )
 from paperbrief.profile import Profile
+from paperbrief.rank.feedback import learner_settings
 from paperbrief.rank.judge import judge_ranking
 from paperbrief.render import render_html, render_markdown
 from paperbrief.store import Store
@@ -201,7 +202,7 @@ def rank_day(
             return stored
     embedder = services.embedder or rank.Embedder(cache=store)
     # All stored feedback counts; recency weighting is anchored on the ranked day.
-    feedback = rank.load_feedback(store, embedder, today=listing_day)
+    feedback = rank.load_feedback(store, embedder, today=listing_day, **learner_settings(profile))
     ranking = rank.rank_papers(papers, profile, embedder, feedback=feedback)
     if services.llm is not None:
         # The judge screens the cheap ranking's head; a failed batch keeps its cheap order.

@@ -101,6 +101,12 @@ class RankSettings(Strict):
     judge_batch_size: int = Field(
         15, ge=1, le=60, description="Papers per judge request (title + abstract each)."
     )
+    learn_submission_order: bool = Field(
+        True,
+        description="Let the feedback learner use where a paper sits in its day's id order"
+        " (helps when your past picks came from a reader that showed only the newest"
+        " submissions; learned from feedback, so it has no effect without it).",
+    )
 
 
 class ModelPrice(Strict):

@@ -27,7 +27,7 @@ from paperbrief.profile import Profile
 from paperbrief.rank.bm25 import BM25Index
 from paperbrief.rank.core import rank_papers
 from paperbrief.rank.embed import Embedder
-from paperbrief.rank.feedback import FeedbackModel, load_feedback
+from paperbrief.rank.feedback import FeedbackModel, learner_settings, load_feedback
 from paperbrief.rank.judge import Verdict, apply_verdicts
 from paperbrief.rank.scorers import line_query_text
 from paperbrief.rank.text import paper_text, tokenize
@@ -280,7 +280,7 @@ def evaluate_ranking(
                         store,
                         embedder,
                         before=post.listing_day.isoformat() + "T00:00:00+00:00",
-                        **(feedback_settings or {}),
+                        **{**learner_settings(profile), **(feedback_settings or {})},
                     )
                 ranking = rank_papers(papers, profile, embedder, feedback=model)
                 if judge_replay is not None:

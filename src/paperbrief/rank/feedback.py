@@ -334,6 +334,11 @@ def implicit_negatives(
     return extra
 
 
+def learner_settings(profile: Profile) -> dict[str, Any]:
+    """The learned scorer's settings that the profile controls."""
+    return {"use_submission_order": profile.rank.learn_submission_order}
+
+
 def load_feedback(
     store: FeedbackStore,
     embedder: Embedder,
