@@ -178,36 +178,6 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def paper_to_dict(paper: Paper) -> dict[str, object]:
-    return {
-        "id": paper.id,
-        "version": paper.version,
-        "title": paper.title,
-        "authors": list(paper.authors),
-        "abstract": paper.abstract,
-        "categories": list(paper.categories),
-        "primary_category": paper.primary_category,
-        "comment": paper.comment,
-        "announced": paper.announced,
-        "listings": dict(paper.listings),
-    }
-
-
-def paper_from_dict(data: dict[str, object]) -> Paper:
-    return Paper(
-        id=str(data["id"]),
-        version=data.get("version"),  # type: ignore[arg-type]
-        title=str(data["title"]),
-        authors=tuple(data.get("authors") or ()),  # type: ignore[arg-type]
-        abstract=str(data.get("abstract") or ""),
-        categories=tuple(data.get("categories") or ()),  # type: ignore[arg-type]
-        primary_category=str(data.get("primary_category") or ""),
-        comment=data.get("comment"),  # type: ignore[arg-type]
-        announced=data.get("announced"),  # type: ignore[arg-type]
-        listings=dict(data.get("listings") or {}),  # type: ignore[arg-type]
-    )
-
-
 @dataclass(frozen=True)
 class FeedbackEvent:
     paper_id: str

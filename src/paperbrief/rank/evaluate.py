@@ -9,7 +9,6 @@ accepted, the rest of that listing = shown and not picked) and the learned score
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
 import tempfile
@@ -31,7 +30,8 @@ from paperbrief.rank.feedback import FeedbackModel, learner_settings, load_feedb
 from paperbrief.rank.judge import Verdict, apply_verdicts
 from paperbrief.rank.scorers import line_query_text
 from paperbrief.rank.text import paper_text, tokenize
-from paperbrief.store import Store, open_store, paper_from_dict
+from paperbrief.sources import load_snapshot
+from paperbrief.store import Store, open_store
 
 CUTOFFS = (5, 10, 20, 50, 100)
 UNRATED_STARS = 2
@@ -73,10 +73,8 @@ def load_posts(path: Path) -> list[Post]:
 
 
 def load_listing_file(path: Path) -> list[Paper]:
-    """Papers of a listing snapshot (``.jsonl`` or ``.jsonl.gz``)."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:  # type: ignore[operator]
-        return [paper_from_dict(json.loads(line)) for line in handle if line.strip()]
+    """Papers of a listing snapshot (``.jsonl`` or ``.jsonl.gz``), via the sources stage."""
+    return list(load_snapshot(path).papers)
 
 
 def find_listing(directory: Path, day: date) -> Path:
