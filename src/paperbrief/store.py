@@ -618,7 +618,9 @@ class Store:
     def llm_calls(self, day: str | None = None) -> list[sqlite3.Row]:
         if day is None:
             return self._db.execute("SELECT * FROM llm_calls ORDER BY id").fetchall()
-        return self._db.execute("SELECT * FROM llm_calls WHERE day=? ORDER BY id", (day,)).fetchall()
+        return self._db.execute(
+            "SELECT * FROM llm_calls WHERE day=? ORDER BY id", (day,)
+        ).fetchall()
 
     def llm_cache_get(self, key: str) -> sqlite3.Row | None:
         return self._db.execute("SELECT * FROM llm_cache WHERE key=?", (key,)).fetchone()
