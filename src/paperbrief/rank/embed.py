@@ -54,6 +54,10 @@ class Embedder:
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            # The model loads from the wheel in a second; its progress bars are noise here.
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            os.environ.setdefault("TRANSFORMERS_NO_TQDM", "1")
             if self.model_name != DEFAULT_MODEL:
                 raise EmbeddingModelError(
                     f"embedding model {self.model_name!r} is not bundled",
