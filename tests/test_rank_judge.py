@@ -135,7 +135,8 @@ def test_broken_json_is_repaired_once(profile, store):
             update={"rank": profile.rank.model_copy(update={"judge_top_k": 4})}
         )
         with client_for(server, store) as client:
-            result = judge_ranking(ranking(4), small, client)
+            # queued replies are consumed in order: send the two batches one at a time
+            result = judge_ranking(ranking(4), small, client, max_workers=1)
         assert server.request_count == 3
     assert result.failed_batches == 0
     assert result.verdicts["2605.00000"].stars == 1
@@ -222,3 +223,12 @@ def test_eval_applies_a_judge_replay(tmp_path):
     assert all(rank is not None for rank in before.ranks)
     in_head = [r for r in before.ranks if r <= 60]
     assert sorted(r for r in day.ranks if r <= len(in_head)) == list(range(1, len(in_head) + 1))
+
+
+def test_batches_are_judged_concurrently(profile, store):
+    route = lambda body: answer_for(body, {})  # noqa: E731
+    with OpenAIServer(route=route, delay=0.3) as server:
+        with client_for(server, store) as client:
+            result = judge_ranking(ranking(), profile, client, max_workers=2)
+        assert server.request_count == 2 and server.max_in_flight == 2
+    assert result.failed_batches == 0 and len(result.verdicts) == 6

@@ -206,7 +206,7 @@ def rank_day(
     ranking = rank.rank_papers(papers, profile, embedder, feedback=feedback)
     if services.llm is not None:
         # The judge screens the cheap ranking's head; a failed batch keeps its cheap order.
-        judged = judge_ranking(ranking, profile, services.llm)
+        judged = judge_ranking(ranking, profile, services.llm, max_workers=profile.llm.concurrency)
         ranking = judged.ranking
         for error in judged.errors:
             notes.append(f"judge: {error}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -134,34 +135,50 @@ def _validated(answer: JudgeAnswer, keys: Sequence[str], profile: Profile) -> di
 
 
 def judge_ranking(
-    ranking: Sequence[ScoredPaper], profile: Profile, client: JudgeClient
+    ranking: Sequence[ScoredPaper],
+    profile: Profile,
+    client: JudgeClient,
+    *,
+    max_workers: int = 4,
 ) -> JudgeResult:
-    """Screen the head of ``ranking`` with the LLM and return the re-ordered ranking."""
+    """Screen the head of ``ranking`` with the LLM and return the re-ordered ranking.
+
+    Batches are sent concurrently (``max_workers``; the client enforces its own limit and
+    budget); a failed batch keeps its cheap order and its error lands in ``errors``.
+    """
     top_k = profile.rank.judge_top_k or len(ranking)
     head = list(ranking[:top_k])
     size = profile.rank.judge_batch_size
     system = system_prompt(profile)
     result = JudgeResult(ranking=list(ranking))
+    batches = []
     for start in range(0, len(head), size):
         batch = head[start : start + size]
-        keys = [f"P{start + i + 1:02d}" for i in range(len(batch))]
-        result.batches += 1
+        batches.append((batch, [f"P{start + i + 1:02d}" for i in range(len(batch))]))
+
+    def ask(batch: list[ScoredPaper], keys: list[str]) -> JudgeAnswer:
         messages = [
             {"role": "system", "content": system},
             {"role": "user", "content": batch_message(batch, keys)},
         ]
-        try:
-            answer = client.complete_json(
-                "judge", messages, JudgeAnswer, max_tokens=TOKENS_PER_VERDICT * len(batch) + 200
-            )
-        except (PaperbriefError, ValidationError) as error:
-            result.failed_batches += 1
-            result.errors.append(str(error)[:300])
-            continue
-        by_key = _validated(answer, keys, profile)
-        for key, scored in zip(keys, batch, strict=True):
-            if key in by_key:
-                result.verdicts[scored.paper.id] = by_key[key]
+        return client.complete_json(
+            "judge", messages, JudgeAnswer, max_tokens=TOKENS_PER_VERDICT * len(batch) + 200
+        )
+
+    with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
+        futures = [pool.submit(ask, batch, keys) for batch, keys in batches]
+        for (batch, keys), future in zip(batches, futures, strict=True):
+            result.batches += 1
+            try:
+                answer = future.result()
+            except (PaperbriefError, ValidationError) as error:
+                result.failed_batches += 1
+                result.errors.append(str(error)[:300])
+                continue
+            by_key = _validated(answer, keys, profile)
+            for key, scored in zip(keys, batch, strict=True):
+                if key in by_key:
+                    result.verdicts[scored.paper.id] = by_key[key]
     result.ranking = apply_verdicts(ranking, result.verdicts, profile)
     return result
 
