@@ -176,3 +176,25 @@ def test_tldr_sentences_stand_alone_without_dangling_connectives():
     assert standalone("To address this gap, we present X.") == "We present X."
     assert standalone("Furthermore, applying X to Y works.") == "Applying X to Y works."
     assert standalone("We present X.") == "We present X."
+
+
+def test_abbreviations_followed_by_digits_keep_their_numbers():
+    sentences = split_sentences("As shown in Fig.2 the gain is large. See Sec.3 and approx.5 runs.")
+    assert sentences == ["As shown in Fig.2 the gain is large.", "See Sec.3 and approx.5 runs."]
+
+
+def test_a_malformed_paper_id_cannot_inject_html_into_the_post():
+    from dataclasses import replace
+
+    profile = load_profile(EXAMPLE_PROFILE)
+    evil = replace(_paper(), id="2605.1)<img src=x onerror=alert(1)>")
+    brief = write_brief_offline(_scored(evil), None, profile)
+    digest = write_day_offline(
+        [brief],
+        profile,
+        digest_date=date(2026, 5, 23),
+        listing_day=date(2026, 5, 22),
+        papers_considered=1,
+    )
+    assert "<img" not in render_markdown(digest, profile)
+    assert "<img src=x" not in render_html(digest, profile)

@@ -290,3 +290,37 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_
     assert markdown.count("#### 💡 对我们的启发") == len(result.picks)
     assert "## 今日主题：分工" in markdown and "## 方法对比" in markdown
     assert "loopback-writer" in markdown  # the provenance footer names the model
+
+
+def test_cli_run_survives_markup_in_titles_and_reports_a_failed_channel(tmp_path: Path, httpserver):
+    """A title full of rich-markup brackets prints verbatim; a webhook answering 500 makes
+    `run` exit 7 after the digest is written (the channel is retried on the next run)."""
+    from paperbrief.errors import EXIT_DELIVERY_FAILED
+
+    rows = [json.loads(line) for line in LISTING.read_text(encoding="utf-8").splitlines()]
+    rows[0]["title"] = "Repairing [/] agents with [bold]static[/bold] analysis [cls]"
+    listing = tmp_path / "2026-05-22.jsonl"
+    listing.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    httpserver.expect_request("/hook", method="POST").respond_with_data("boom", status=500)
+    profile = tmp_path / "profile.toml"
+    profile.write_text(
+        EXAMPLE_PROFILE.read_text(encoding="utf-8")
+        + f'\n[[delivery.webhooks]]\nkind = "generic"\nurl = "{httpserver.url_for("/hook")}"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    args = ["run", "--listing", str(listing), "--profile", str(profile), "--out", str(out)]
+    offline = CliRunner().invoke(cli, [*args, "--offline"])  # writes, sends nothing
+    assert offline.exit_code == 0, offline.output
+    assert "Repairing [/] agents" in offline.output  # printed verbatim, no MarkupError
+    assert not httpserver.log
+    result = CliRunner().invoke(cli, args)  # reuses the digest, then delivers
+    assert result.exit_code == EXIT_DELIVERY_FAILED, result.output
+    assert len(httpserver.log) == 1
+    assert (out / "2026-05-23.md").exists()
+    assert "delivery failed" in result.output and "generic" in result.output
+    ranked = CliRunner().invoke(
+        cli, ["rank", "--listing", str(listing), "--profile", str(profile), "--top", "40"]
+    )
+    assert ranked.exit_code == 0, ranked.output
+    assert "[cls]" in ranked.output

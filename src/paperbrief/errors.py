@@ -13,6 +13,7 @@ EXIT_UNVERIFIED = 3  # `paperbrief verify` found unsupported numbers
 EXIT_NO_ANNOUNCEMENT = 4  # weekend / holiday: arXiv announced nothing
 EXIT_FETCH_FAILED = 5  # the listing could not be fetched
 EXIT_NOTHING_PASSED = 6  # papers were listed but none passed the profile's filters
+EXIT_DELIVERY_FAILED = 7  # the digest was written, but a delivery channel failed
 
 
 class PaperbriefError(Exception):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -207,6 +208,9 @@ class Store:
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._db = connection
         self.path = path
+        # LLM deep reads finish on worker threads while the main thread stores briefs:
+        # one connection, so write transactions must not interleave.
+        self._write_lock = threading.RLock()
 
     # ----------------------------------------------------------------- plumbing
     def close(self) -> None:
@@ -221,7 +225,7 @@ class Store:
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         try:
-            with self._db:
+            with self._write_lock, self._db:
                 yield self._db
         except sqlite3.OperationalError as error:
             raise StoreError(

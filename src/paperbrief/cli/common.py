@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from paperbrief.errors import PaperbriefError
 from paperbrief.profile import Profile, home_dir, load_profile
@@ -25,9 +26,9 @@ console = Console(stderr=True)
 
 def fail(error: PaperbriefError) -> None:
     """Print one line plus a hint and exit with the error's code."""
-    console.print(f"[bold red]error:[/] {error.message}", highlight=False, soft_wrap=True)
+    console.print(f"[bold red]error:[/] {escape(error.message)}", highlight=False, soft_wrap=True)
     if error.hint:
-        console.print(f"[dim]hint:[/] {error.hint}", highlight=False, soft_wrap=True)
+        console.print(f"[dim]hint:[/] {escape(error.hint)}", highlight=False, soft_wrap=True)
     sys.exit(error.exit_code)
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 import click
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.status import Status
 from rich.table import Table
@@ -23,7 +24,7 @@ from paperbrief.cli.common import (
     handle_errors,
     profile_option,
 )
-from paperbrief.errors import EmptyDay
+from paperbrief.errors import EXIT_DELIVERY_FAILED, EmptyDay
 from paperbrief.http import PoliteClient
 from paperbrief.pipeline import (
     RunOptions,
@@ -62,7 +63,7 @@ class RichReporter:
 
     def stage(self, message: str) -> None:
         self._stop()
-        console.print(f"[dim]•[/] {message}", highlight=False)
+        console.print(f"[dim]•[/] {escape(message)}", highlight=False)
         self._status = console.status(message + " …")
         self._status.start()
 
@@ -109,17 +110,19 @@ def _build_services(
     return services
 
 
-def _deliverer(store: Store, profile: Profile):  # type: ignore[no-untyped-def]
+def _deliverer(store: Store, profile: Profile, failed: list[str]) -> Callable[[RunResult], None]:
+    """Delivery after the files are written; failed channel names are appended to
+    ``failed`` (they are retried on the next run)."""
     from paperbrief.deliver import deliver_stored
 
     def deliver(result: RunResult) -> None:
         # Channels already sent for this date are skipped; failed ones are retried.
         for outcome in deliver_stored(store, profile, result.digest_date):
             style = "green" if outcome.ok else "red"
-            console.print(
-                f"  [{style}]{outcome.channel}[/]: {outcome.status} {outcome.detail}",
-                highlight=False,
-            )
+            channel, detail = escape(outcome.channel), escape(outcome.detail)
+            console.print(f"  [{style}]{channel}[/]: {outcome.status} {detail}", highlight=False)
+            if not outcome.ok:
+                failed.append(outcome.channel)
 
     return deliver
 
@@ -172,6 +175,7 @@ def run(
         deliver=not (offline or no_deliver),
         strict=strict,
     )
+    failed_channels: list[str] = []
     with get_store() as store:
         services = _build_services(store, profile, offline, options.digest_date)
         try:
@@ -183,18 +187,18 @@ def run(
                     services,
                     today=_today(profile),
                     reporter=reporter,
-                    deliver=_deliverer(store, profile),
+                    deliver=_deliverer(store, profile, failed_channels),
                 )
         except EmptyDay as empty:
-            console.print(f"[yellow]nothing published:[/] {empty.message}", highlight=False)
+            console.print(f"[yellow]nothing published:[/] {escape(empty.message)}", highlight=False)
             if empty.hint:
-                console.print(f"[dim]hint:[/] {empty.hint}", highlight=False)
+                console.print(f"[dim]hint:[/] {escape(empty.hint)}", highlight=False)
             raise SystemExit(empty.exit_code) from None
         finally:
             if services.http is not None:
                 services.http.close()
     for note in result.notes:
-        console.print(f"[dim]note:[/] {note}", highlight=False)
+        console.print(f"[dim]note:[/] {escape(note)}", highlight=False)
     if not result.reused:
         console.print(
             f"listing {result.listing_day}: {result.papers_considered} papers considered,"
@@ -202,12 +206,19 @@ def run(
         )
         for pick in result.picks:
             console.print(
-                f"  {stars_text(pick.stars)} {pick.paper.id} {pick.paper.title}"
-                f" [dim]({pick.line})[/]",
+                f"  {stars_text(pick.stars)} {escape(pick.paper.id)} {escape(pick.paper.title)}"
+                f" [dim]({escape(pick.line or '-')})[/]",
                 highlight=False,
             )
     for kind, path in result.files.items():
         click.echo(f"{kind}: {path}")
+    if failed_channels:
+        console.print(
+            f"[red]delivery failed:[/] {escape(', '.join(failed_channels))} — the digest is"
+            " written; these channels are retried on the next run",
+            highlight=False,
+        )
+        raise SystemExit(EXIT_DELIVERY_FAILED)
 
 
 @click.command(context_settings=CONTEXT)
@@ -224,9 +235,9 @@ def fetch(date_text: str | None, listing_file: Path | None, profile_path: Path |
         try:
             listing = acquire_listing(store, profile, options, listing_day, Services(http=client))
         except EmptyDay as empty:
-            console.print(f"[yellow]no listing:[/] {empty.message}", highlight=False)
+            console.print(f"[yellow]no listing:[/] {escape(empty.message)}", highlight=False)
             if empty.hint:
-                console.print(f"[dim]hint:[/] {empty.hint}", highlight=False)
+                console.print(f"[dim]hint:[/] {escape(empty.hint)}", highlight=False)
             raise SystemExit(empty.exit_code) from None
     kept = filter_papers(listing, profile)
     kinds: dict[str, int] = {}
@@ -272,9 +283,9 @@ def rank_command(
             "✔" if item.paper.id in picks else "",
             stars_text(item.stars),
             f"{item.score:.3f}",
-            item.paper.id,
-            item.paper.title,
-            f"{item.line or '-'}: {item.reason}",
+            escape(item.paper.id),
+            escape(item.paper.title),
+            escape(f"{item.line or '-'}: {item.reason}"),
         )
     from rich.console import Console
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from paperbrief.cli.common import (
     CONTEXT,
@@ -52,12 +53,14 @@ def _print_report(report: VerifyReport) -> None:
         highlight=False,
     )
     for paper in report.missing_papers:
-        console.print(f"[yellow]not in the store:[/] {paper} (its numbers cannot be checked)")
+        console.print(
+            f"[yellow]not in the store:[/] {escape(paper)} (its numbers cannot be checked)"
+        )
     for claim in report.unverified:
         where = claim.paper or "day"
         console.print(
-            f"[red]unverified[/] {where} · {claim.section}: [bold]{claim.text}[/]"
-            f"  [dim]{claim.context}[/]",
+            f"[red]unverified[/] {escape(where)} · {escape(claim.section)}:"
+            f" [bold]{escape(claim.text)}[/]  [dim]{escape(claim.context)}[/]",
             highlight=False,
             soft_wrap=True,
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import quote
 
 from paperbrief.models import ComparisonTable, Digest, PaperBrief, TableData
 from paperbrief.profile import Profile
@@ -25,10 +26,10 @@ def escape_md(text: str) -> str:
 
 
 def _url(url: str) -> str:
-    """Only http(s) URLs pass; parentheses and spaces are percent-encoded."""
+    """Only http(s) URLs pass; spaces, parentheses, quotes and angle brackets are encoded."""
     if not url.startswith(("https://", "http://")):
         return ""
-    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+    return quote(url, safe=":/?#[]@!$&*+,;=%~-._")
 
 
 def front_matter(digest: Digest, profile: Profile) -> dict[str, object]:
@@ -86,7 +87,7 @@ def _overview(digest: Digest, labels: dict[str, str]) -> str:
     for brief in digest.briefs:
         paper = brief.paper
         lines.append(
-            f"| [{escape_md(paper.title)}]({paper.abs_url}) | {escape_md(brief.direction)}"
+            f"| [{escape_md(paper.title)}]({_url(paper.abs_url)}) | {escape_md(brief.direction)}"
             f" | {escape_md(brief.contribution)} | {stars_text(brief.scored.stars)} |"
         )
     return "\n".join(lines)
@@ -98,7 +99,7 @@ def _info_line(brief: PaperBrief, labels: dict[str, str]) -> str:
     if len(paper.authors) > MAX_AUTHORS:
         authors += " et al."
     categories = ", ".join(escape_md(c) for c in paper.categories)
-    link = f"[arXiv:{paper.id}]({paper.abs_url})"
+    link = f"[arXiv:{escape_md(paper.id)}]({_url(paper.abs_url)})"
     return f"📌 **{labels['info']}**：{authors} | {link} | {categories}"
 
 

@@ -124,12 +124,12 @@ def clean_tex(text: str) -> str:
 def split_sentences(text: str) -> list[str]:
     """Split prose into sentences, keeping abbreviations and decimals intact."""
     protected = clean_tex(text)
-    for index, abbreviation in enumerate(_ABBREVIATIONS):
-        protected = protected.replace(abbreviation, abbreviation.replace(".", f"\x00{index}"))
+    for abbreviation in _ABBREVIATIONS:
+        protected = protected.replace(abbreviation, abbreviation.replace(".", "\x00"))
     parts = _SENTENCE_END.split(protected)
     sentences = []
     for part in parts:
-        restored = re.sub(r"\x00\d+", ".", part).strip()
+        restored = part.replace("\x00", ".").strip()
         if len(restored) > 3:
             sentences.append(restored)
     return sentences
