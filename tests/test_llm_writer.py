@@ -123,7 +123,8 @@ def test_injected_instruction_stays_inside_the_paper_block(store):
     user = injected[1]["content"]
     start = user.index('<paper id="2605.10002" part="text"')
     assert user.index("IGNORE ALL PREVIOUS") > start
-    assert user.count("</paper>") == 2 and user.rstrip().endswith("</paper>")
+    # four delimited blocks (pick reason, figures, evidence, text); none closed by the paper
+    assert user.count("</paper>") == 4 and user.rstrip().endswith("</paper>")
     assert "IGNORE ALL PREVIOUS" not in clean[1]["content"]
     # The other paper's answer is untouched and the schema still applied.
     assert briefs[0].tldr.startswith("StaticFirst")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
@@ -124,9 +125,13 @@ def system_prompt(language: str) -> str:
     )
 
 
+_DELIMITER = re.compile(r"<\s*/?\s*(paper|picks)", re.IGNORECASE)
+
+
 def defuse(text: str) -> str:
-    """Paper text made safe to place between ``<paper>`` tags (it cannot close them)."""
-    return text.replace("</paper", "<\u200b/paper").replace("</picks", "<\u200b/picks")
+    """Paper text made safe to place between ``<paper>``/``<picks>`` tags: no spelling of
+    an opening or closing tag (any case, any spacing) survives."""
+    return _DELIMITER.sub(lambda match: "‹" + match.group(0)[1:], text)
 
 
 def describe_profile(profile: Profile) -> str:
@@ -189,12 +194,12 @@ def paper_messages(
         source = document.source
     user = load_prompt("paper_brief").substitute(
         profile=describe_profile(profile),
-        pick_reason=scored.reason or "(none given)",
+        pick_reason=defuse(scored.reason or "(none given)"),
         line=scored.line or "(none)",
         stars=scored.stars,
         language_name=LANGUAGE_NAMES[language],
         abstract_only_note=ABSTRACT_ONLY_NOTE if abstract_only else "",
-        figures=_figures_block(document),
+        figures=defuse(_figures_block(document)),
         paper_id=paper.id,
         source=source,
         evidence=defuse(evidence),
