@@ -272,6 +272,9 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_
     profile = load_profile(EXAMPLE_PROFILE)
     settings = LLMSettings(model="loopback-writer", max_retries=0, backoff_base=0)
     with OpenAIServer(route) as server, open_store(tmp_path / "db.sqlite") as store:
+        # An offline run first: its cheap ranking and offline digest must not stand in for
+        # the judged ranking and the LLM digest (the digest is upgraded, not reused).
+        _run(store, tmp_path)
         client = LLMClient(settings, store, api_key=None, day="2026-05-23", base_url=server.url)
         services = Services(embedder=Embedder(cache=store), llm=client)
         options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", offline=False)
@@ -324,3 +327,18 @@ def test_cli_run_survives_markup_in_titles_and_reports_a_failed_channel(tmp_path
     )
     assert ranked.exit_code == 0, ranked.output
     assert "[cls]" in ranked.output
+
+
+def test_a_listing_already_published_is_not_published_again_under_another_date(
+    tmp_path: Path,
+):
+    """A catch-up run on Saturday and the Monday run both cover Friday's listing: the second
+    one publishes nothing unless forced."""
+    with open_store(tmp_path / "db.sqlite") as store:
+        first = _run(store, tmp_path)
+        monday = _run(store, tmp_path, digest_date=date(2026, 5, 25))
+        assert monday.reused and monday.digest_date == first.digest_date
+        assert "already published as the digest of 2026-05-23" in monday.notes[0]
+        assert not (tmp_path / "out" / "2026-05-25.md").exists()
+        forced = _run(store, tmp_path, digest_date=date(2026, 5, 25), force=True)
+        assert forced.files["markdown"].name == "2026-05-25.md"

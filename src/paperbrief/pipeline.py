@@ -196,6 +196,9 @@ def rank_day(
     """
     notes = notes if notes is not None else []
     fingerprint = profile.fingerprint()
+    if services.llm is not None:
+        # A judged ranking is not interchangeable with a cheap one (e.g. from `rank`).
+        fingerprint += f":judge:{services.llm.model_for('judge')}"
     if not force:
         stored = store.load_scores(listing_day, fingerprint)
         if len(stored) == len(papers):
@@ -220,11 +223,10 @@ def read_fulltext(store: Store, paper: Paper, services: Services, offline: bool)
     An abstract-only result is not stored, so a paper whose full text was unreachable
     (usually a network failure) is tried again on the next run.
     """
-    row = store.load_document(paper.id)
-    if row is not None:
-        return document_from_json(row["body"])
     if offline or services.http is None:
-        return None
+        row = store.load_document(paper.id)
+        return document_from_json(row["body"]) if row is not None else None
+    # Online, the fulltext stage's cache also checks the stored version against the paper's.
     return fulltext.load_or_read_paper(
         store,
         paper,
@@ -393,7 +395,10 @@ def _run(
     paths = _output_paths(profile, out_dir, digest_date)
 
     existing = store.load_digest(digest_date, profile.language)
-    if existing is not None and not options.force:
+    writer = _writer_name(services)
+    # An offline digest is upgraded when an LLM is available; nothing is ever downgraded.
+    upgrade = existing is not None and existing["writer"] == "offline" and writer != "offline"
+    if existing is not None and not options.force and not upgrade:
         texts = {"markdown": existing["markdown"], "html": existing["html"]}
         files = write_outputs(
             store, digest_date, {kind: (path, texts[kind]) for kind, path in paths.items()}
@@ -406,6 +411,23 @@ def _run(
             reused=True,
             writer=existing["writer"],
             notes=[f"digest for {digest_date} already published; pass --force to regenerate"],
+        )
+
+    earlier = [
+        day
+        for day in store.digest_dates_for_listing(listing_day, profile.language)
+        if day != digest_date
+    ]
+    if earlier and not options.force:
+        return RunResult(
+            earlier[-1],
+            listing_day,
+            picks=[],
+            reused=True,
+            notes=[
+                f"listing {listing_day} was already published as the digest of {earlier[-1]};"
+                f" pass --force to publish it again as {digest_date}"
+            ],
         )
 
     papers = filter_papers(listing, profile)

@@ -531,6 +531,15 @@ class Store:
             (digest_date.isoformat(), language),
         ).fetchone()
 
+    def digest_dates_for_listing(self, listing_day: date, language: str) -> list[date]:
+        """Digest dates already published from ``listing_day`` in ``language``."""
+        rows = self._db.execute(
+            "SELECT digest_date FROM digests WHERE listing_day=? AND language=?"
+            " ORDER BY digest_date",
+            (listing_day.isoformat(), language),
+        ).fetchall()
+        return [date.fromisoformat(row[0]) for row in rows]
+
     def list_digests(self, limit: int = 365) -> list[sqlite3.Row]:
         return self._db.execute(
             "SELECT digest_date, language, listing_day, writer, title, created_at FROM digests"
