@@ -13,7 +13,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -119,7 +119,7 @@ def resolve_days(options: RunOptions, today: date) -> tuple[date | None, date | 
     """(listing_day, digest_date) from the options; None where a snapshot must decide."""
     if options.listing_day:
         listing_day = options.listing_day
-        return listing_day, options.digest_date or listing_day + timedelta(days=1)
+        return listing_day, options.digest_date or sources.digest_date_for(listing_day)
     if options.digest_date:
         return sources.listing_day_for(options.digest_date), options.digest_date
     if options.listing_file:
@@ -390,7 +390,7 @@ def _run(
     reporter.stage("loading the listing")
     listing = acquire_listing(store, profile, options, listing_day, services)
     listing_day = listing.day
-    digest_date = digest_date or listing_day + timedelta(days=1)
+    digest_date = digest_date or sources.digest_date_for(listing_day)
     out_dir = options.out_dir or Path(profile.output.dir)
     paths = _output_paths(profile, out_dir, digest_date)
 

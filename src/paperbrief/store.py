@@ -483,14 +483,6 @@ class Store:
         ).fetchone()
         return row[0] if row else None
 
-    def delete_briefs(self, digest_date: date, language: str) -> None:
-        with self._tx() as db:
-            db.execute(
-                "DELETE FROM briefs WHERE digest_date=? AND language=?",
-                (digest_date.isoformat(), language),
-            )
-
-    # ----------------------------------------------------------------- digests
     def save_digest(
         self,
         digest_date: date,
@@ -548,13 +540,6 @@ class Store:
         ).fetchall()
 
     # ----------------------------------------------------------------- outputs
-    def output_sha(self, digest_date: date, kind: str, path: str) -> str | None:
-        row = self._db.execute(
-            "SELECT sha256 FROM outputs WHERE digest_date=? AND kind=? AND path=?",
-            (digest_date.isoformat(), kind, path),
-        ).fetchone()
-        return row[0] if row else None
-
     def record_output(self, digest_date: date, kind: str, path: str, sha256: str) -> None:
         with self._tx() as db:
             db.execute(

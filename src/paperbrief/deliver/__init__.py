@@ -1,7 +1,8 @@
 """Deliver stage: blog folder, e-mail, chat webhooks and an Atom feed.
 
-``deliver_digest`` is what the pipeline calls after the digest files are on disk;
-``deliver_stored`` backs ``paperbrief send``. Each channel sends each digest once.
+``deliver_stored`` is what `paperbrief run` (after the files are on disk) and
+``paperbrief send`` call; ``deliver_digest`` delivers an in-memory digest (library use).
+Each channel sends each digest once.
 """
 
 from paperbrief.deliver.dispatch import (

@@ -8,6 +8,7 @@ terms, stars). Sections it cannot fill honestly stay empty, and the renderer lea
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 
 from paperbrief import fulltext
@@ -15,7 +16,6 @@ from paperbrief.fulltext.document import Document
 from paperbrief.models import (
     ComparisonTable,
     Digest,
-    Figure,
     PaperBrief,
     Provenance,
     ScoredPaper,
@@ -43,19 +43,15 @@ def _reason(scored: ScoredPaper, language: str) -> str:
 
 
 def _table_data(table: fulltext.document.Table) -> TableData | None:
-    rows = [tuple(cell.strip() for cell in row[:MAX_TABLE_COLUMNS]) for row in table.rows]
-    rows = [row for row in rows if any(row)]
-    if len(rows) < 2:
+    """The paper's table for the digest, trimmed to a readable size (None when empty)."""
+    data = fulltext.to_table_data(table)
+    if not data.rows:
         return None
-    header_count = max(1, min(table.header_rows, len(rows) - 1))
-    # Multi-row headers are joined column-wise so the Markdown table keeps one header row.
-    header = tuple(
-        " / ".join(dict.fromkeys(rows[r][c] for r in range(header_count) if c < len(rows[r])))
-        for c in range(len(rows[0]))
+    return TableData(
+        header=data.header[:MAX_TABLE_COLUMNS],
+        rows=tuple(row[:MAX_TABLE_COLUMNS] for row in data.rows[:MAX_TABLE_ROWS]),
+        caption=shorten(data.caption, 200),
     )
-    body = tuple(rows[header_count : header_count + MAX_TABLE_ROWS])
-    caption = f"{table.label}: {table.caption}".strip(": ") if table.label else table.caption
-    return TableData(header=header, rows=body, caption=shorten(caption, 200))
 
 
 def _from_fulltext(document: Document) -> dict[str, object]:
@@ -63,7 +59,8 @@ def _from_fulltext(document: Document) -> dict[str, object]:
     fields: dict[str, object] = {}
     figure = fulltext.choose_figure(document)
     if figure is not None:
-        fields["figure"] = Figure(caption=shorten(figure.caption, 300), url=figure.url)
+        chosen = fulltext.to_figure(figure)
+        fields["figure"] = replace(chosen, caption=shorten(chosen.caption, 300))
     for table in fulltext.results_tables(document, limit=1):
         data = _table_data(table)
         if data is not None:
