@@ -14,7 +14,7 @@ from dataclasses import dataclass
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "Sec.", "approx.")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"“])")
 _NUMBER = re.compile(
-    r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(?:%|×|x\b|pp\b|points?\b|[kKMB]\b)?"
+    r"(?<![\w.])(?<![A-Za-z]-)[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(?:%|×|x\b|pp\b|points?\b|[kKMB]\b)?"
 )
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 
