@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from datetime import date
-from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -15,19 +13,8 @@ from paperbrief.cli import cli
 from paperbrief.profile import load_profile
 from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import Post, PostResult, evaluate_ranking, summarize
-from paperbrief.store import Store, open_store
 
-FIXTURES = Path(__file__).parent / "fixtures" / "rank"
-
-
-def seeded_store(path: Path) -> Store:
-    """A store whose embedding cache holds the fixtures' vectors (made by the real model
-    from the same texts, tests/fixtures/rank/embeddings.npz), so tests skip re-embedding."""
-    store = open_store(path)
-    data = np.load(FIXTURES / "embeddings.npz")
-    vectors = dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
-    store.put_embeddings("all-MiniLM-L6-v2", vectors)
-    return store
+from rank_support import FIXTURES, seeded_store
 
 
 @pytest.fixture(scope="module")

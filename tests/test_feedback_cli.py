@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from paperbrief.cli import cli
 from paperbrief.store import open_store
 
-FIXTURES = Path(__file__).parent / "fixtures" / "rank"
+from rank_support import FIXTURES
 
 
 def run(tmp_path: Path, monkeypatch, *args: str):

@@ -6,7 +6,6 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from llm_day import load_profile, load_replies, paper_of, picks, route_replies
 
 from paperbrief.errors import BudgetExhausted, LLMError
 from paperbrief.fulltext.document import Document
@@ -26,6 +25,7 @@ from paperbrief.write.llm_writer import (
 )
 from paperbrief.write.verify import verify_markdown
 
+from llm_day import load_profile, load_replies, paper_of, picks, route_replies
 from openai_server import OpenAIServer, Reply
 
 DAY = date(2026, 5, 24)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,19 +14,9 @@ from paperbrief.rank import Embedder, load_feedback, rank_papers, select_picks
 from paperbrief.rank.bm25 import BM25Index
 from paperbrief.rank.evaluate import load_listing_file
 from paperbrief.rank.text import tokenize
-from paperbrief.store import Store, open_store
+from paperbrief.store import open_store
 
-FIXTURES = Path(__file__).parent / "fixtures" / "rank"
-
-
-def seeded_store(path: Path) -> Store:
-    """A store whose embedding cache holds the fixtures' vectors (made by the real model
-    from the same texts, tests/fixtures/rank/embeddings.npz), so tests skip re-embedding."""
-    store = open_store(path)
-    data = np.load(FIXTURES / "embeddings.npz")
-    vectors = dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
-    store.put_embeddings("all-MiniLM-L6-v2", vectors)
-    return store
+from rank_support import FIXTURES, seeded_store
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-import numpy as np
 import pytest
 
 from paperbrief.llm import LLMClient
@@ -15,21 +13,10 @@ from paperbrief.profile import LLMSettings, load_profile
 from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import evaluate_ranking
 from paperbrief.rank.judge import judge_ranking, load_replay
-from paperbrief.store import Store, open_store
+from paperbrief.store import open_store
 
 from openai_server import OpenAIServer, Reply
-
-FIXTURES = Path(__file__).parent / "fixtures" / "rank"
-
-
-def seeded_store(path: Path) -> Store:
-    """A store whose embedding cache holds the fixtures' vectors (see test_rank.py)."""
-    store = open_store(path)
-    data = np.load(FIXTURES / "embeddings.npz")
-    vectors = dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
-    store.put_embeddings("all-MiniLM-L6-v2", vectors)
-    return store
-
+from rank_support import FIXTURES, seeded_store
 
 KEY_RE = re.compile(r'<paper key="(P\d+)">')
 

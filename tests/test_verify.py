@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from llm_day import load_documents, load_profile, load_replies, picks
 
 from paperbrief.cli import cli
 from paperbrief.errors import EXIT_UNVERIFIED
@@ -24,6 +23,8 @@ from paperbrief.write.verify import (
     verify_brief,
     verify_markdown,
 )
+
+from llm_day import load_documents, load_profile, load_replies, picks
 
 
 def numbers(text: str) -> list[str]:

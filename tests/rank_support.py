@@ -1,0 +1,22 @@
+"""Shared set-up of the ranking tests: the fixtures folder and a store whose embedding cache
+already holds the real model's vectors for the fixture texts (so tests skip re-embedding)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from paperbrief.store import Store, open_store
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rank"
+
+
+def seeded_store(path: Path) -> Store:
+    """A store whose embedding cache holds tests/fixtures/rank/embeddings.npz (vectors made
+    by the bundled model from the same texts)."""
+    store = open_store(path)
+    data = np.load(FIXTURES / "embeddings.npz")
+    vectors = dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
+    store.put_embeddings("all-MiniLM-L6-v2", vectors)
+    return store
