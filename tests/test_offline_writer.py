@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date
 
@@ -50,6 +51,18 @@ def _scored(paper: Paper, stars: int = 3) -> ScoredPaper:
         matched_terms=("agent trajectories", "SWE-bench"),
         reason="与「Agent 边际价值实证」方向相关；命中：agent trajectories, SWE-bench",
         rank=1,
+    )
+
+
+def _digest(scored: ScoredPaper, profile, considered: int = 1):
+    """A one-pick offline digest of 2026-05-23 (listing 2026-05-22)."""
+    brief = write_brief_offline(scored, None, profile)
+    return write_day_offline(
+        [brief],
+        profile,
+        digest_date=date(2026, 5, 23),
+        listing_day=date(2026, 5, 22),
+        papers_considered=considered,
     )
 
 
@@ -118,14 +131,7 @@ def test_untrusted_text_is_escaped_in_markdown_and_html():
     profile = load_profile(EXAMPLE_PROFILE)
     evil_title = "Agents <script>alert(1)</script> [click](javascript:alert(2)) | pipe"
     evil_abstract = ABSTRACT + ' We present <img src=x onerror="alert(3)"> as a demo.'
-    brief = write_brief_offline(_scored(_paper(evil_title, evil_abstract)), None, profile)
-    digest = write_day_offline(
-        [brief],
-        profile,
-        digest_date=date(2026, 5, 23),
-        listing_day=date(2026, 5, 22),
-        papers_considered=1,
-    )
+    digest = _digest(_scored(_paper(evil_title, evil_abstract)), profile, considered=1)
     markdown = render_markdown(digest, profile)
     assert "<script>" not in markdown and "<img" not in markdown
     body = markdown.split("\n---\n", 1)[1]  # front matter values are inert YAML strings
@@ -141,30 +147,14 @@ def test_untrusted_text_is_escaped_in_markdown_and_html():
 
 def test_digest_round_trips_through_json():
     profile = load_profile(EXAMPLE_PROFILE)
-    brief = write_brief_offline(_scored(_paper()), None, profile)
-    digest = write_day_offline(
-        [brief],
-        profile,
-        digest_date=date(2026, 5, 23),
-        listing_day=date(2026, 5, 22),
-        papers_considered=3,
-    )
-    import json
-
+    digest = _digest(_scored(_paper()), profile, considered=3)
     again = digest_from_dict(json.loads(to_json(digest)))
     assert render_markdown(again, profile) == render_markdown(digest, profile)
 
 
 def test_english_digest_uses_english_labels():
     profile = load_profile(EXAMPLE_PROFILE).model_copy(update={"language": "en"})
-    brief = write_brief_offline(_scored(_paper()), None, profile)
-    digest = write_day_offline(
-        [brief],
-        profile,
-        digest_date=date(2026, 5, 23),
-        listing_day=date(2026, 5, 22),
-        papers_considered=3,
-    )
+    digest = _digest(_scored(_paper()), profile, considered=3)
     markdown = render_markdown(digest, profile)
     assert "## Summary" in markdown and "## Overview" in markdown
     assert "今日" not in markdown.split("---", 2)[2].split("# ", 1)[1].split("\n", 1)[1]
@@ -188,13 +178,6 @@ def test_a_malformed_paper_id_cannot_inject_html_into_the_post():
 
     profile = load_profile(EXAMPLE_PROFILE)
     evil = replace(_paper(), id="2605.1)<img src=x onerror=alert(1)>")
-    brief = write_brief_offline(_scored(evil), None, profile)
-    digest = write_day_offline(
-        [brief],
-        profile,
-        digest_date=date(2026, 5, 23),
-        listing_day=date(2026, 5, 22),
-        papers_considered=1,
-    )
+    digest = _digest(_scored(evil), profile, considered=1)
     assert "<img" not in render_markdown(digest, profile)
     assert "<img src=x" not in render_html(digest, profile)
