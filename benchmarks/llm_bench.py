@@ -163,7 +163,7 @@ def run_day(server: OpenAIServer, home: Path, args: argparse.Namespace) -> tuple
             (ScoredPaper(paper, 1.0, 4, profile.research_lines[0].name, rank=rank), document)
         )
     with open_store(home / "paperbrief.db") as store:
-        client = LLMClient(settings, store, api_key=None, day="2026-05-24", base_url=server.url)
+        client = LLMClient(settings, store.llm, api_key=None, day="2026-05-24", base_url=server.url)
         started = time.monotonic()
         head = [
             ScoredPaper(paper, 1.0 - i / 1000, 3, profile.research_lines[0].name, rank=i + 1)

@@ -22,7 +22,7 @@ from pathlib import Path
 from paperbrief.profile import load_profile
 from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import CUTOFFS, evaluate_ranking
-from paperbrief.store import open_store
+from paperbrief.store import open_store, temporary_store
 
 VARIANTS: list[tuple[str, dict[str, object]]] = [
     ("profile only (no feedback)", {"learn": False}),
@@ -47,20 +47,21 @@ def main() -> None:
     header = f"{'variant':34s}" + "".join(f"{'R@' + str(k):>7s}" for k in CUTOFFS)
     print(header + f"{'nDCG@10':>9s}{'MRR':>7s}{'time s':>8s}")
     with open_store(args.cache) as store:
-        embedder = Embedder(cache=store)
+        embedder = Embedder(cache=store.embeddings)
         baselines = None
         default_stars: dict[int, int] = {}
         for name, variant in VARIANTS:
             started = time.perf_counter()
-            report = evaluate_ranking(
-                args.listings,
-                args.picks,
-                profile,
-                embedder,
-                learn=bool(variant["learn"]),
-                since=args.since,
-                feedback_settings=variant.get("settings"),  # type: ignore[arg-type]
-            )
+            with temporary_store() as scratch:
+                report = evaluate_ranking(
+                    args.listings,
+                    args.picks,
+                    profile,
+                    embedder,
+                    replay=scratch if variant["learn"] else None,
+                    since=args.since,
+                    feedback_settings=variant.get("settings"),  # type: ignore[arg-type]
+                )
             elapsed = time.perf_counter() - started
             print(_line(name, report.system, elapsed), flush=True)
             baselines = report.baselines

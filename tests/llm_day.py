@@ -7,9 +7,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from paperbrief.fulltext.document import Document, document_from_json
+from paperbrief.fulltext.document import Document
 from paperbrief.models import Paper, ScoredPaper
 from paperbrief.profile import Profile, parse_profile
+from paperbrief.store import codec
 
 from openai_server import Reply
 
@@ -34,7 +35,7 @@ def load_profile() -> Profile:
 
 def load_documents() -> dict[str, Document]:
     data = json.loads((FIXTURES / "documents.json").read_text(encoding="utf-8"))
-    documents = [document_from_json(json.dumps(item)) for item in data]
+    documents = [codec.decode(Document, json.dumps(item)) for item in data]
     return {document.arxiv_id: document for document in documents}
 
 

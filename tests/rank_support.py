@@ -18,5 +18,5 @@ def seeded_store(path: Path) -> Store:
     store = open_store(path)
     data = np.load(FIXTURES / "embeddings.npz")
     vectors = dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
-    store.put_embeddings("all-MiniLM-L6-v2", vectors)
+    store.embeddings.put("all-MiniLM-L6-v2", vectors)
     return store

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from paperbrief.deliver import deliver_digest, deliver_stored
+from paperbrief.deliver import deliver_digest
 from paperbrief.deliver.message import announcement_from_digest
 from paperbrief.deliver.webhooks import WebhookSender
 from paperbrief.errors import DeliveryError, ProfileError
-from paperbrief.models import digest_from_dict, to_json
+from paperbrief.models import Digest
 from paperbrief.profile import (
     BlogSettings,
     DeliverySettings,
@@ -29,8 +29,9 @@ from paperbrief.profile import (
     WebhookSettings,
     parse_profile,
 )
+from paperbrief.records import StoredDigest
 from paperbrief.render import render_html, render_markdown
-from paperbrief.store import open_store
+from paperbrief.store import codec, open_store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "deliver"
 DAY = date(2026, 5, 22)
@@ -40,8 +41,13 @@ NOW = 1_780_000_000.25
 def _sample():
     profile = parse_profile((FIXTURES / "profile.toml").read_text(encoding="utf-8"))
     body = (FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8")
-    digest = digest_from_dict(json.loads(body))
+    digest = codec.decode(Digest, body)
     return profile, digest
+
+
+def _deliver(store, profile, digest, markdown, html, **options):
+    stored = StoredDigest(digest, markdown, html, "offline", "2026-05-23T00:00:00+00:00")
+    return deliver_digest(stored, profile, store.deliveries, store.digests, **options)
 
 
 def _configure(profile, **settings):
@@ -160,25 +166,25 @@ def test_failed_webhook_is_recorded_retried_next_run_and_never_resent(
     httpserver.expect_ordered_request("/slack").respond_with_data("boom", status=500)
     httpserver.expect_request("/d").respond_with_data("", status=204)
     with open_store(tmp_path / "pb.db") as store:
-        first = deliver_digest(store, profile, DAY, markdown, html, digest, environ=environ)
+        first = _deliver(store, profile, digest, markdown, html, environ=environ)
         assert {r.channel: r.status for r in first} == {
             "blog": "sent", "slack": "failed", "discord": "sent"
         }  # fmt: skip
         failed = next(r for r in first if r.channel == "slack")
         assert "HTTP 500" in failed.detail and failed.attempts == 1
-        row = store.delivery_status(DAY, "slack")
-        assert row["status"] == "failed" and "HTTP 500" in row["last_error"]
+        row = store.deliveries.status(DAY, "slack")
+        assert row.status == "failed" and "HTTP 500" in row.last_error
         assert (blog / "2026-05-22.md").read_text(encoding="utf-8") == markdown
 
         httpserver.expect_ordered_request("/slack").respond_with_data("ok")
-        second = deliver_digest(store, profile, DAY, markdown, html, digest, environ=environ)
+        second = _deliver(store, profile, digest, markdown, html, environ=environ)
         assert {r.channel: r.status for r in second} == {
             "blog": "already-sent", "slack": "sent", "discord": "already-sent"
         }  # fmt: skip
-        assert store.delivery_status(DAY, "slack")["attempts"] == 2
+        assert store.deliveries.status(DAY, "slack").attempts == 2
 
         requests_before = len(httpserver.log)
-        third = deliver_digest(store, profile, DAY, markdown, html, digest, environ=environ)
+        third = _deliver(store, profile, digest, markdown, html, environ=environ)
         assert all(r.status == "already-sent" for r in third)
         assert len(httpserver.log) == requests_before  # a rerun does not resend
 
@@ -192,17 +198,21 @@ def test_send_resends_a_stored_digest_on_purpose(httpserver: HTTPServer, tmp_pat
     httpserver.expect_request("/wecom").respond_with_json({"errcode": 0})
     markdown, html = render_markdown(digest, profile), render_html(digest, profile)
     with open_store(tmp_path / "pb.db") as store:
-        store.save_digest(DAY, "zh", digest.listing_day, "offline", digest.title, markdown, html,
-                          to_json(digest))  # fmt: skip
-        assert deliver_stored(store, profile, DAY, environ=environ)[0].status == "sent"
-        assert deliver_stored(store, profile, DAY, environ=environ)[0].status == "already-sent"
-        again = deliver_stored(store, profile, DAY, channels=["team"], force=True, environ=environ)
+        stored = store.digests.save(digest, "offline", markdown, html)
+        assert store.digests.load(DAY, "zh") == stored
+        journal, archive = store.deliveries, store.digests
+        assert (
+            deliver_digest(stored, profile, journal, archive, environ=environ)[0].status == "sent"
+        )
+        again = deliver_digest(stored, profile, journal, archive, environ=environ)
+        assert again[0].status == "already-sent"
+        again = deliver_digest(
+            stored, profile, journal, archive, channels=["team"], force=True, environ=environ
+        )
         assert again[0].status == "sent" and again[0].attempts == 2
         assert len(httpserver.log) == 2
         with pytest.raises(DeliveryError, match="unknown or unconfigured channel"):
-            deliver_stored(store, profile, DAY, channels=["email"], environ=environ)
-        with pytest.raises(DeliveryError, match="no digest stored"):
-            deliver_stored(store, profile, date(2026, 5, 25), environ=environ)
+            deliver_digest(stored, profile, journal, archive, channels=["email"], environ=environ)
 
 
 def test_blog_post_is_committed_with_git(tmp_path: Path) -> None:
@@ -218,7 +228,7 @@ def test_blog_post_is_committed_with_git(tmp_path: Path) -> None:
     profile = _configure(profile, blog=BlogSettings(folder=str(content), git_commit=True))
     markdown = render_markdown(digest, profile)
     with open_store(tmp_path / "pb.db") as store:
-        results = deliver_digest(store, profile, DAY, markdown, "", digest, environ={})
+        results = _deliver(store, profile, digest, markdown, "", environ={})
     assert results[0].status == "sent", results
     log = subprocess.run([*git, "log", "--name-only", "--format=%s"], capture_output=True,
                          text=True, check=True).stdout  # fmt: skip
@@ -238,11 +248,10 @@ def test_feed_lists_recent_digests_escaped(tmp_path: Path) -> None:
     with open_store(tmp_path / "pb.db") as store:
         for day in (date(2026, 5, 19), date(2026, 5, 20), date(2026, 5, 21)):
             older = replace(digest, digest_date=day, title=f"arXiv 每日速递 {day}")
-            store.save_digest(day, "zh", day, "offline", older.title, "md",
-                              render_html(older, profile), to_json(older))  # fmt: skip
-        results = deliver_digest(
-            store, profile, DAY, render_markdown(digest, profile), render_html(digest, profile),
-            digest, environ={},
+            store.digests.save(older, "offline", "md", render_html(older, profile))
+        results = _deliver(
+            store, profile, digest, render_markdown(digest, profile), render_html(digest, profile),
+            environ={},
         )  # fmt: skip
     assert results[0].status == "sent"
     root = ET.parse(feed_path).getroot()
@@ -297,9 +306,9 @@ def test_send_command_resends_and_exits_1_when_a_channel_fails(
     httpserver.expect_request("/hook").respond_with_json({"ok": True})
     httpserver.expect_request("/slack").respond_with_data("no", status=503)
     with open_store(tmp_path / "paperbrief.db") as store:
-        store.save_digest(DAY, "zh", digest.listing_day, "offline", digest.title,
-                          render_markdown(digest, profile), render_html(digest, profile),
-                          to_json(digest))  # fmt: skip
+        store.digests.save(
+            digest, "offline", render_markdown(digest, profile), render_html(digest, profile)
+        )
     runner = CliRunner()
     ok = runner.invoke(cli, ["send", "--channel", "hook", "--profile", str(profile_path)])
     assert ok.exit_code == 0, ok.output

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import email
 import email.policy
-import json
 import shutil
 import socket
 import ssl
@@ -18,10 +17,11 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
 from paperbrief.deliver import deliver_digest
-from paperbrief.models import digest_from_dict
+from paperbrief.models import Digest
 from paperbrief.profile import DeliverySettings, EmailSettings, parse_profile
+from paperbrief.records import StoredDigest
 from paperbrief.render import render_html, render_markdown
-from paperbrief.store import open_store
+from paperbrief.store import codec, open_store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "deliver"
 DAY = date(2026, 5, 22)
@@ -67,8 +67,13 @@ def _authenticator(server, session, envelope, mechanism, auth_data):
 def _sample():
     profile = parse_profile((FIXTURES / "profile.toml").read_text(encoding="utf-8"))
     body = (FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8")
-    digest = digest_from_dict(json.loads(body))
+    digest = codec.decode(Digest, body)
     return profile, digest, render_markdown(digest, profile), render_html(digest, profile)
+
+
+def _deliver(store, profile, digest, markdown, html, **options):
+    stored = StoredDigest(digest, markdown, html, "offline", "2026-05-23T00:00:00+00:00")
+    return deliver_digest(stored, profile, store.deliveries, store.digests, **options)
 
 
 def _with_email(profile, port: int, security: str, cert: Path):
@@ -119,10 +124,9 @@ def test_mail_arrives_with_chinese_subject_and_both_parts(
         profile, digest, markdown, html = _sample()
         profile = _with_email(profile, port, security, cert)
         with open_store(tmp_path / "pb.db") as store:
-            results = deliver_digest(
-                store, profile, DAY, markdown, html, digest,
-                environ={"TEST_SMTP_PASSWORD": "s3cret"},
-            )  # fmt: skip
+            results = _deliver(
+                store, profile, digest, markdown, html, environ={"TEST_SMTP_PASSWORD": "s3cret"}
+            )
     finally:
         controller.stop()
     assert [(r.channel, r.status) for r in results] == [("email", "sent")], results
@@ -155,15 +159,14 @@ def test_wrong_password_is_recorded_as_failure(tmp_path: Path, certificate) -> N
         profile, digest, markdown, html = _sample()
         profile = _with_email(profile, port, "starttls", cert)
         with open_store(tmp_path / "pb.db") as store:
-            results = deliver_digest(
-                store, profile, DAY, markdown, html, digest,
-                environ={"TEST_SMTP_PASSWORD": "wrong"},
-            )  # fmt: skip
-            row = store.delivery_status(DAY, "email")
+            results = _deliver(
+                store, profile, digest, markdown, html, environ={"TEST_SMTP_PASSWORD": "wrong"}
+            )
+            row = store.deliveries.status(DAY, "email")
     finally:
         controller.stop()
     assert results[0].status == "failed" and "SMTPAuthenticationError" in results[0].detail
-    assert row["status"] == "failed" and row["attempts"] == 1
+    assert row.status == "failed" and row.attempts == 1
 
 
 def test_missing_password_variable_says_which_to_export(tmp_path: Path, certificate) -> None:
@@ -171,7 +174,7 @@ def test_missing_password_variable_says_which_to_export(tmp_path: Path, certific
     profile, digest, markdown, html = _sample()
     profile = _with_email(profile, _free_port(), "starttls", cert)
     with open_store(tmp_path / "pb.db") as store:
-        results = deliver_digest(store, profile, DAY, markdown, html, digest, environ={})
+        results = _deliver(store, profile, digest, markdown, html, environ={})
     assert results[0].status == "failed"
     assert "export TEST_SMTP_PASSWORD" in results[0].detail
 

@@ -12,14 +12,15 @@ from click.testing import CliRunner
 from paperbrief.cli import cli
 from paperbrief.profile import load_profile
 from paperbrief.rank import Embedder
-from paperbrief.rank.evaluate import Post, PostResult, evaluate_ranking, summarize
+from paperbrief.rank.evaluate import PostResult, RecordedPost, evaluate_ranking, summarize
+from paperbrief.store import temporary_store
 
 from rank_support import FIXTURES, seeded_store
 
 
 @pytest.fixture(scope="module")
 def embedder(tmp_path_factory) -> Embedder:
-    return Embedder(cache=seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite"))
+    return Embedder(cache=seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite").embeddings)
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def profile():
 
 
 def test_metrics_count_every_pick_and_grade_by_stars():
-    post = Post(date(2026, 4, 2), date(2026, 4, 1), (("a", 3), ("b", 2), ("c", 5)))
+    post = RecordedPost(date(2026, 4, 2), date(2026, 4, 1), (("a", 3), ("b", 2), ("c", 5)))
     result = PostResult(post, ranks=[1, 12, None])
     summary = summarize([result])
     assert summary["recall"] == {
@@ -44,7 +45,9 @@ def test_metrics_count_every_pick_and_grade_by_stars():
 
 
 def test_bootstrap_interval_brackets_the_point_estimate():
-    posts = [Post(date(2026, 4, d), date(2026, 4, d), (("a", 2), ("b", 2))) for d in range(1, 9)]
+    posts = [
+        RecordedPost(date(2026, 4, d), date(2026, 4, d), (("a", 2), ("b", 2))) for d in range(1, 9)
+    ]
     results = [PostResult(p, [1 if i % 2 else 30, None]) for i, p in enumerate(posts)]
     summary = summarize(results)
     low, high = summary["ci95"]["recall@20"]
@@ -60,9 +63,10 @@ def test_evaluation_beats_random_on_real_picks(profile, embedder):
 
 
 def test_learning_replay_never_sees_the_ranked_day_or_later(profile, embedder, tmp_path):
-    report = evaluate_ranking(
-        FIXTURES / "listings", FIXTURES / "picks.json", profile, embedder, learn=True
-    )
+    with temporary_store() as scratch:
+        report = evaluate_ranking(
+            FIXTURES / "listings", FIXTURES / "picks.json", profile, embedder, replay=scratch
+        )
     by_day = {}
     for result in report.per_post:
         assert result.latest_feedback < result.post.listing_day.isoformat()
@@ -74,7 +78,10 @@ def test_learning_replay_never_sees_the_ranked_day_or_later(profile, embedder, t
     picks["posts"] = [p for p in picks["posts"] if p["listing_day"] <= "2026-04-22"]
     truncated = tmp_path / "picks.json"
     truncated.write_text(json.dumps(picks), encoding="utf-8")
-    short = evaluate_ranking(FIXTURES / "listings", truncated, profile, embedder, learn=True)
+    with temporary_store() as scratch:
+        short = evaluate_ranking(
+            FIXTURES / "listings", truncated, profile, embedder, replay=scratch
+        )
     full_ranks = {r.post.digest_date: r.ranks for r in report.per_post}
     for result in short.per_post:
         assert result.ranks == full_ranks[result.post.digest_date]

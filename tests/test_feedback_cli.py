@@ -19,7 +19,7 @@ def run(tmp_path: Path, monkeypatch, *args: str):
 
 def events(tmp_path: Path):
     with open_store(tmp_path / "paperbrief.db") as store:
-        return store.feedback_events()
+        return store.feedback.events()
 
 
 def test_records_signal_with_note(tmp_path, monkeypatch):

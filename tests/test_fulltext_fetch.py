@@ -155,12 +155,12 @@ def test_a_paper_is_fetched_once_then_served_from_the_store(httpserver, client, 
     httpserver.expect_request("/html/2501.11120v1").respond_with_data(BEHAVIORS)
     paper = metadata("2501.11120", 1)
     with open_store(tmp_path / "paperbrief.db") as store:
-        first = load_or_read_paper(store, paper, client, **endpoints(httpserver))
+        first = load_or_read_paper(store.documents, paper, client, **endpoints(httpserver))
         requests_after_first = len(httpserver.log)
-        second = load_or_read_paper(store, paper, client, **endpoints(httpserver))
+        second = load_or_read_paper(store.documents, paper, client, **endpoints(httpserver))
         assert len(httpserver.log) == requests_after_first == 1
         assert second == first
-        assert store.load_document("2501.11120")["source"] == "arxiv-html"
+        assert store.documents.load("2501.11120").source == "arxiv-html"
 
 
 def test_read_json_keys_for_a_local_page(tmp_path, monkeypatch):

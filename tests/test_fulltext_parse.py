@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from paperbrief.fulltext.author_html import parse_author_html
-from paperbrief.fulltext.document import document_from_json, document_to_json
+from paperbrief.fulltext.document import Document
 from paperbrief.fulltext.html_text import parse_html, table_grid
 from paperbrief.fulltext.latexml import classify_html, parse_latexml
 from paperbrief.fulltext.pdf import parse_pdf
+from paperbrief.store import codec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fulltext"
 OLD_CHROME = FIXTURES / "arxiv_html_2501.11120v1.html"
@@ -195,4 +196,4 @@ def test_pdf_title_without_metadata_is_read_from_the_first_lines():
 
 
 def test_document_json_round_trip(behaviors):
-    assert document_from_json(document_to_json(behaviors)) == behaviors
+    assert codec.decode(Document, codec.encode(behaviors)) == behaviors

@@ -42,7 +42,7 @@ def make_client(server: OpenAIServer, store: Store | None, waits: list[float], *
     settings = LLMSettings(model="m-default", backoff_base=0.5, **overrides)
     return LLMClient(
         settings,
-        store,
+        store.llm if store is not None else None,
         api_key="sk-test",
         day="2026-05-24",
         sleep=waits.append,
@@ -60,10 +60,10 @@ def test_returns_validated_object_and_records_usage(server, store):
     assert body["response_format"] == {"type": "json_object"}
     assert '"score"' in body["messages"][0]["content"]  # the schema travels in the prompt
     assert server.headers[0]["Authorization"] == "Bearer sk-test"
-    (call,) = store.llm_calls("2026-05-24")
-    assert (call["role"], call["outcome"]) == ("judge", "ok")
-    assert (call["prompt_tokens"], call["completion_tokens"]) == (1000, 200)
-    assert call["cost"] == pytest.approx((1000 * 1 + 200 * 2) / 1e6)
+    (call,) = store.llm.calls("2026-05-24")
+    assert (call.role, call.outcome) == ("judge", "ok")
+    assert (call.prompt_tokens, call.completion_tokens) == (1000, 200)
+    assert call.cost == pytest.approx((1000 * 1 + 200 * 2) / 1e6)
 
 
 def test_repairs_broken_json_with_the_validation_error(server, store):
@@ -73,7 +73,7 @@ def test_repairs_broken_json_with_the_validation_error(server, store):
     repair = server.requests[1]["messages"]
     assert repair[-2]["role"] == "assistant" and repair[-2]["content"].startswith('{"score"')
     assert "could not be used" in repair[-1]["content"]
-    assert [r["outcome"] for r in store.llm_calls()] == ["ok", "repair-ok"]
+    assert [r.outcome for r in store.llm.calls()] == ["ok", "repair-ok"]
 
 
 def test_gives_up_when_the_repair_is_still_invalid(server, store):
@@ -88,7 +88,7 @@ def test_retries_429_honouring_retry_after(server, store):
     waits: list[float] = []
     assert make_client(server, store, waits).complete_json("judge", ASK, Verdict).score == 4
     assert waits == [7.0]
-    assert [r["outcome"] for r in store.llm_calls()] == ["http-429", "ok"]
+    assert [r.outcome for r in store.llm.calls()] == ["http-429", "ok"]
 
 
 def test_retries_5xx_with_exponential_backoff_then_fails(server, store):
@@ -103,14 +103,14 @@ def test_times_out_and_retries(server, store):
     server.push(Reply(content=GOOD, delay=1.5), GOOD)
     client = make_client(server, store, [], timeout=0.4)
     assert client.complete_json("judge", ASK, Verdict).score == 4
-    assert [r["outcome"] for r in store.llm_calls()] == ["timeout", "ok"]
+    assert [r.outcome for r in store.llm.calls()] == ["timeout", "ok"]
 
 
 def test_blank_answer_is_retried(server, store):
     server.push("", "   ", GOOD)
     assert make_client(server, store, []).complete_json("judge", ASK, Verdict).score == 4
     assert server.request_count == 3
-    assert [r["outcome"] for r in store.llm_calls()] == ["blank", "blank", "ok"]
+    assert [r.outcome for r in store.llm.calls()] == ["blank", "blank", "ok"]
 
 
 def test_refuses_to_spend_past_the_daily_budget(server, store):
@@ -149,8 +149,8 @@ def test_same_prompt_is_served_from_the_cache_across_clients(server, store):
     second = make_client(server, store, [])
     assert second.complete_json("judge", ASK, Verdict).score == 4
     assert server.request_count == 1
-    assert [r["outcome"] for r in store.llm_calls()] == ["ok", "cached"]
-    assert store.llm_calls()[1]["prompt_tokens"] == 0  # the budget is not charged twice
+    assert [r.outcome for r in store.llm.calls()] == ["ok", "cached"]
+    assert store.llm.calls()[1].prompt_tokens == 0  # the budget is not charged twice
     use = second.usage()["judge"]
     assert (use.calls, use.cached, use.prompt_tokens) == (0, 1, 0)
     assert (use.cached_prompt_tokens, use.cached_completion_tokens) == (300, 20)
@@ -217,7 +217,7 @@ def test_endpoint_refusing_json_mode_is_asked_again_without_it(server, store):
     assert client.complete_json("judge", ASK, Verdict).score == 4
     assert "response_format" in server.requests[0]
     assert "response_format" not in server.requests[1]
-    assert [r["outcome"] for r in store.llm_calls()] == ["json-mode-refused", "ok"]
+    assert [r.outcome for r in store.llm.calls()] == ["json-mode-refused", "ok"]
 
 
 def test_parallel_calls_cannot_overshoot_the_budget_together(store):

@@ -39,7 +39,7 @@ def store(tmp_path: Path) -> Store:
 
 def client_for(server: OpenAIServer, store: Store, **overrides) -> LLMClient:
     settings = LLMSettings(model="test-writer", max_retries=0, backoff_base=0, **overrides)
-    return LLMClient(settings, store, api_key=None, day="2026-05-24", base_url=server.url)
+    return LLMClient(settings, store.llm, api_key=None, day="2026-05-24", base_url=server.url)
 
 
 def abstract_document(brief: PaperBrief) -> Document:
@@ -92,8 +92,8 @@ def test_writes_a_full_day_end_to_end(store):
     documents["2605.10003"] = abstract_document(third)
     report = verify_markdown(markdown, documents, known=[describe_profile(load_profile())])
     assert report.ok and report.numbers == provenance.numbers_checked
-    outcomes = [row["outcome"] for row in store.llm_calls()]
-    roles = [row["role"] for row in store.llm_calls()]
+    outcomes = [row.outcome for row in store.llm.calls()]
+    roles = [row.role for row in store.llm.calls()]
     assert outcomes == ["ok"] * 4 and sorted(roles) == ["writer"] * 3 + ["writer-day"]
 
 
@@ -147,7 +147,7 @@ def test_crash_after_two_papers_then_resume_makes_no_repeated_call(store):
         resumed = [paper_of(body) for body in server.requests]
     assert sorted(resumed) == ["2605.10003", "day"]  # the two finished papers were not re-asked
     assert len(digest.briefs) == 3
-    assert [r["outcome"] for r in store.llm_calls()].count("cached") == 2
+    assert [r.outcome for r in store.llm.calls()].count("cached") == 2
 
 
 def test_budget_exhausted_stops_the_day(store):
@@ -157,7 +157,7 @@ def test_budget_exhausted_stops_the_day(store):
         with pytest.raises(BudgetExhausted):
             write_day(client, jobs)
         assert server.request_count == 1
-    assert store.llm_calls()[-1]["outcome"] == "budget-exhausted"
+    assert store.llm.calls()[-1].outcome == "budget-exhausted"
 
 
 def test_invalid_answer_is_repaired_with_the_validation_error(store):

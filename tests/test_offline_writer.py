@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import date
 
-from paperbrief.models import Paper, ScoredPaper, digest_from_dict, to_json
+from paperbrief.models import Digest, Paper, ScoredPaper
 from paperbrief.profile import load_profile
 from paperbrief.render import render_html, render_markdown
+from paperbrief.store import codec
 from paperbrief.write.extract import classify_abstract, numbers_in, split_sentences
 from paperbrief.write.offline import write_brief_offline, write_day_offline
 
@@ -148,7 +148,7 @@ def test_untrusted_text_is_escaped_in_markdown_and_html():
 def test_digest_round_trips_through_json():
     profile = load_profile(EXAMPLE_PROFILE)
     digest = _digest(_scored(_paper()), profile, considered=3)
-    again = digest_from_dict(json.loads(to_json(digest)))
+    again = codec.decode(Digest, codec.encode(digest))
     assert render_markdown(again, profile) == render_markdown(digest, profile)
 
 

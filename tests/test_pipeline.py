@@ -47,7 +47,7 @@ def _run(store, tmp_path: Path, reporter=None, **options):
         store,
         profile,
         RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", offline=True, **options),
-        Services(embedder=Embedder(cache=store)),
+        Services(embedder=Embedder(cache=store.embeddings)),
         today=date(2026, 5, 23),
         reporter=reporter,
     )
@@ -68,7 +68,7 @@ def test_run_publishes_once_and_a_rerun_reuses_everything(tmp_path: Path):
 
         again = _run(store, tmp_path)
         assert again.reused and markdown.stat().st_mtime_ns == mtime
-        assert len(store.list_digests()) == 1
+        assert len(store.digests.entries()) == 1
 
         forced = _run(store, tmp_path, force=True)
         assert not forced.reused
@@ -79,20 +79,19 @@ def test_crash_half_way_then_resume_keeps_what_was_done(tmp_path: Path):
     with open_store(tmp_path / "db.sqlite") as store:
         with pytest.raises(KeyboardInterrupt):
             _run(store, tmp_path, reporter=CrashAfter(2))
-        picks = store.load_pick_ids(date(2026, 5, 23))
+        picks = store.picks.ids(date(2026, 5, 23))
         assert len(picks) >= 3
         written = [
-            pid for pid in picks if store.load_brief(date(2026, 5, 23), pid, "zh", "offline")
+            pid for pid in picks if store.briefs.load(date(2026, 5, 23), pid, "zh", "offline")
         ]
         assert written == picks[:2]  # the two finished briefs survived the crash
-        assert store.load_scores(date(2026, 5, 22))  # and so did the ranking
-        assert store.load_digest(date(2026, 5, 23)) is None
+        assert store.rankings.load(date(2026, 5, 22))  # and so did the ranking
+        assert store.digests.load(date(2026, 5, 23)) is None
 
         resumed = _run(store, tmp_path)
         assert [p.paper.id for p in resumed.picks] == picks
         assert resumed.files["markdown"].exists()
-        runs = store._db.execute("SELECT status FROM runs ORDER BY id").fetchall()
-        assert [r[0] for r in runs] == ["crashed", "ok"]
+        assert [run.status for run in store.runs.all()] == ["crashed", "ok"]
 
 
 def test_day_with_nothing_in_the_profiles_categories_is_empty(tmp_path: Path):
@@ -188,7 +187,9 @@ def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
             pdf=httpserver.url_for("/pdf"),
         )
         with PoliteClient(delay_seconds=0, max_retries=0) as client:
-            services = Services(embedder=Embedder(cache=store), http=client, arxiv=endpoints)
+            services = Services(
+                embedder=Embedder(cache=store.embeddings), http=client, arxiv=endpoints
+            )
             options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", force=True)
             result = run_day(store, profile, options, services, today=date(2026, 5, 23))
             requests_after_first = len(httpserver.log)
@@ -275,8 +276,8 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_
         # An offline run first: its cheap ranking and offline digest must not stand in for
         # the judged ranking and the LLM digest (the digest is upgraded, not reused).
         _run(store, tmp_path)
-        client = LLMClient(settings, store, api_key=None, day="2026-05-23", base_url=server.url)
-        services = Services(embedder=Embedder(cache=store), llm=client)
+        client = LLMClient(settings, store.llm, api_key=None, day="2026-05-23", base_url=server.url)
+        services = Services(embedder=Embedder(cache=store.embeddings), llm=client)
         options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", offline=False)
         result = run_day(store, profile, options, services, today=date(2026, 5, 23))
         first_requests = server.request_count

@@ -8,7 +8,7 @@ from datetime import date
 import numpy as np
 import pytest
 
-from paperbrief.models import Listing, Paper, ScoredPaper
+from paperbrief.models import Listing, Paper, ScoredPaper, Signal
 from paperbrief.profile import AvoidTopic, load_profile
 from paperbrief.rank import Embedder, load_feedback, rank_papers, select_picks
 from paperbrief.rank.bm25 import BM25Index
@@ -21,7 +21,7 @@ from rank_support import FIXTURES, seeded_store
 
 @pytest.fixture(scope="module")
 def embedder(tmp_path_factory) -> Embedder:
-    return Embedder(cache=seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite"))
+    return Embedder(cache=seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite").embeddings)
 
 
 @pytest.fixture(scope="module")
@@ -118,10 +118,10 @@ def test_category_prior_lifts_preferred_category(profile, embedder):
 
 def test_embeddings_are_cached_in_the_store(tmp_path, day_papers, profile, embedder):
     store = open_store(tmp_path / "db.sqlite")
-    first = Embedder(cache=store)
+    first = Embedder(cache=store.embeddings)
     first._model = embedder._load()  # share the loaded weights; the cache is what is tested
     vectors = first.embed([p.title for p in day_papers[:5]])
-    second = Embedder(cache=store)
+    second = Embedder(cache=store.embeddings)
     again = second.embed([p.title for p in day_papers[:5]])
     assert second._model is None  # served from the store without loading the model
     np.testing.assert_allclose(vectors, again, rtol=1e-6)
@@ -174,23 +174,27 @@ def test_feedback_lifts_papers_like_the_ones_picked(tmp_path, profile, embedder)
         for i in range(25)
     ]
     store = open_store(tmp_path / "db.sqlite")
-    store.save_listing(Listing(date(2026, 4, 1), tuple(liked + disliked), source="test"))
+    store.listings.save(Listing(date(2026, 4, 1), tuple(liked + disliked), source="test"))
     for paper in liked:
-        store.add_feedback(paper.id, "up", created_at="2026-04-01T12:00:00+00:00")
+        store.feedback.add(paper.id, Signal("up"), created_at="2026-04-01T12:00:00+00:00")
     for paper in disliked:
-        store.add_feedback(paper.id, "shown", created_at="2026-04-01T12:00:00+00:00")
+        store.feedback.add(paper.id, Signal("shown"), created_at="2026-04-01T12:00:00+00:00")
     today = [
         make_paper("mol", "A GNN for molecular graphs", "We predict molecular properties."),
         make_paper("apr", "Repairing bugs with agents", "LLM agents repair software bugs."),
     ]
-    model = load_feedback(store, embedder, before="2026-04-02T00:00:00+00:00")
+    model = load_feedback(
+        store.feedback, store.listings, embedder, before="2026-04-02T00:00:00+00:00"
+    )
     assert model.ready and model.positives == 4 and model.negatives == 25
     by_id = {s.paper.id: s for s in rank_papers(today, profile, embedder, feedback=model)}
     assert by_id["mol"].components["feedback"] > by_id["apr"].components["feedback"]
     without = {s.paper.id: s for s in rank_papers(today, profile, embedder)}
     assert by_id["mol"].score > without["mol"].score
     # Feedback recorded after the cut-off is not used.
-    late = load_feedback(store, embedder, before="2026-04-01T00:00:00+00:00")
+    late = load_feedback(
+        store.feedback, store.listings, embedder, before="2026-04-01T00:00:00+00:00"
+    )
     assert not late.ready
     store.close()
 
@@ -205,11 +209,15 @@ def test_feedback_learns_a_preference_for_late_submissions(tmp_path, profile, em
             )
             for i in range(30)
         ]
-        store.save_listing(Listing(date(2026, 4, day), tuple(papers), source="test"))
+        store.listings.save(Listing(date(2026, 4, day), tuple(papers), source="test"))
         for paper in papers:
             signal = "picked" if paper.id.endswith(("28", "29")) else "shown"
-            store.add_feedback(paper.id, signal, created_at=f"2026-04-0{day}T12:00:00+00:00")
-    model = load_feedback(store, embedder, before="2026-04-05T00:00:00+00:00")
+            store.feedback.add(
+                paper.id, Signal(signal), created_at=f"2026-04-0{day}T12:00:00+00:00"
+            )
+    model = load_feedback(
+        store.feedback, store.listings, embedder, before="2026-04-05T00:00:00+00:00"
+    )
     today = [
         make_paper(f"2605.{i:05d}", f"{topics[i % 4]} study {i}", f"About {topics[i % 4]}.")
         for i in range(30)
@@ -225,14 +233,18 @@ def test_accepted_listing_days_teach_what_was_passed_over(tmp_path, embedder):
     store = open_store(tmp_path / "db.sqlite")
     papers = [make_paper(f"2604.{i:05d}", f"Paper {i}", "Text.") for i in range(12)]
     papers = [replace(p, announced="2026-04-01") for p in papers]
-    store.save_listing(Listing(date(2026, 4, 1), tuple(papers), source="test"))
+    store.listings.save(Listing(date(2026, 4, 1), tuple(papers), source="test"))
     later = replace(make_paper("2604.99999", "Later", "Text."), announced="2026-04-03")
-    store.save_listing(Listing(date(2026, 4, 3), (later,), source="test"))
+    store.listings.save(Listing(date(2026, 4, 3), (later,), source="test"))
     for paper_id in ("2604.00001", "2604.00002", "2604.00003"):
-        store.add_feedback(paper_id, "picked", created_at="2026-04-02T08:00:00+00:00")
-    store.add_feedback("2604.99999", "up", created_at="2026-04-03T08:00:00+00:00")
-    model = load_feedback(store, embedder, before="2026-04-05T00:00:00+00:00")
+        store.feedback.add(paper_id, Signal("picked"), created_at="2026-04-02T08:00:00+00:00")
+    store.feedback.add("2604.99999", Signal("up"), created_at="2026-04-03T08:00:00+00:00")
+    model = load_feedback(
+        store.feedback, store.listings, embedder, before="2026-04-05T00:00:00+00:00"
+    )
     assert (model.positives, model.negatives) == (4, 9)  # the other 9 papers of April 1
-    early = load_feedback(store, embedder, before="2026-04-01T00:00:00+00:00")
+    early = load_feedback(
+        store.feedback, store.listings, embedder, before="2026-04-01T00:00:00+00:00"
+    )
     assert (early.positives, early.negatives) == (0, 0)
     store.close()

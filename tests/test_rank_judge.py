@@ -62,7 +62,12 @@ def ranking(n: int = 8, abstract: str = "We study program repair.") -> list[Scor
 def client_for(server: OpenAIServer, store, **overrides) -> LLMClient:
     settings = LLMSettings(model="judge-m", backoff_base=0.0, **overrides)
     return LLMClient(
-        settings, store, api_key="k", day="2026-05-22", sleep=lambda s: None, base_url=server.url
+        settings,
+        store.llm if store is not None else None,
+        api_key="k",
+        day="2026-05-22",
+        sleep=lambda s: None,
+        base_url=server.url,
     )
 
 
@@ -103,8 +108,8 @@ def test_judge_reorders_the_head_and_records_tokens(profile, store):
     top = result.ranking[0]
     assert (top.stars, top.reason, top.line, top.rank) == (5, "理由 P06", "程序修复与兼容性迁移", 1)
     assert top.components["must_read"] == 1.0
-    calls = store.llm_calls("2026-05-22")
-    assert len(calls) == 2 and all(c["role"] == "judge" and c["prompt_tokens"] > 0 for c in calls)
+    calls = store.llm.calls("2026-05-22")
+    assert len(calls) == 2 and all(c.role == "judge" and c.prompt_tokens > 0 for c in calls)
 
 
 def test_broken_json_is_repaired_once(profile, store):
@@ -200,7 +205,7 @@ def test_eval_applies_a_judge_replay(tmp_path):
     path = tmp_path / "replay.json"
     path.write_text(json.dumps(replay), encoding="utf-8")
     picks = FIXTURES / "picks.json"
-    embedder = Embedder(cache=seeded_store(tmp_path / "cache.db"))
+    embedder = Embedder(cache=seeded_store(tmp_path / "cache.db").embeddings)
     plain = evaluate_ranking(FIXTURES / "listings", picks, profile, embedder)
     judged = evaluate_ranking(
         FIXTURES / "listings", picks, profile, embedder, judge_replay=load_replay(path)

@@ -27,7 +27,14 @@ from test_sources_parsers import (
 )
 from werkzeug import Request, Response
 
-from paperbrief.errors import EXIT_FETCH_FAILED, EXIT_NO_ANNOUNCEMENT, EmptyDay, SourceError
+from paperbrief.errors import (
+    EXIT_FETCH_FAILED,
+    EXIT_NO_ANNOUNCEMENT,
+    EmptyDay,
+    FetchFailed,
+    NoAnnouncement,
+    SourceError,
+)
 from paperbrief.http import PoliteClient
 from paperbrief.models import Paper
 from paperbrief.sources import fetch_listing
@@ -196,7 +203,7 @@ def test_weekend_day_is_no_announcement_without_any_request(
 ) -> None:
     with pytest.raises(EmptyDay) as caught:
         fetch_listing(date(2025, 8, 23), ["cs.AI"], client, **urls(httpserver))
-    assert caught.value.reason == "no_announcement"
+    assert isinstance(caught.value, NoAnnouncement)
     assert caught.value.exit_code == EXIT_NO_ANNOUNCEMENT
     assert "Saturday" in caught.value.message
     assert httpserver.log == []
@@ -211,7 +218,7 @@ def test_empty_feed_and_empty_page_on_a_weekday_is_no_announcement(
     httpserver.expect_request("/list/cs.AI/new").respond_with_data(page)
     with pytest.raises(EmptyDay) as caught:
         fetch_listing(FEED_DAY, ["cs.AI"], client, **urls(httpserver))
-    assert caught.value.reason == "no_announcement"
+    assert isinstance(caught.value, NoAnnouncement)
     assert caught.value.exit_code == EXIT_NO_ANNOUNCEMENT
 
 
@@ -223,7 +230,7 @@ def test_everything_failing_is_fetch_failed(
     httpserver.expect_request("/list/cs.AI/new").respond_with_data("gone", status=404)
     with pytest.raises(EmptyDay) as caught:
         fetch_listing(FEED_DAY, ["cs.SE", "cs.AI"], client, **urls(httpserver))
-    assert caught.value.reason == "fetch_failed"
+    assert isinstance(caught.value, FetchFailed)
     assert caught.value.exit_code == EXIT_FETCH_FAILED
     assert "HTTP 503" in caught.value.message and "HTTP 404" in caught.value.message
     # 3 attempts on each 503, one on the 404 (not retried)
@@ -278,7 +285,7 @@ def test_list_page_for_another_day_is_not_used(
     yesterday = set(catalogue_from_feed(ATOM_86))
     with pytest.raises(EmptyDay) as caught:
         fetch_listing(FEED_DAY, ["cs.AI"], client, previous_ids=yesterday, **urls(httpserver))
-    assert caught.value.reason == "no_announcement"
+    assert isinstance(caught.value, NoAnnouncement)
     assert "2025-08-19" in caught.value.message
 
 
@@ -358,7 +365,7 @@ def test_day_older_than_the_pastweek_is_fetch_failed(
     _serve_pastweek(httpserver)
     with pytest.raises(EmptyDay) as caught:
         fetch_listing(date(2024, 11, 11), ["astro-ph"], client, **urls(httpserver))
-    assert caught.value.reason == "fetch_failed"
+    assert isinstance(caught.value, FetchFailed)
     assert "older than the past week" in caught.value.message
     assert "--listing" in caught.value.hint
 
@@ -376,6 +383,6 @@ def test_unreachable_host_stops_after_the_first_page(client: PoliteClient) -> No
             api_base=f"{dead}/api/query",
             list_base=f"{dead}/list",
         )
-    assert caught.value.reason == "fetch_failed"
+    assert isinstance(caught.value, FetchFailed)
     assert "cs.SE /new page" in caught.value.message
     assert "cs.AI" not in caught.value.message.split("cs.SE /new page")[1]

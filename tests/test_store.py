@@ -11,7 +11,8 @@ import pytest
 
 from paperbrief.errors import StoreError
 from paperbrief.models import Listing, Paper
-from paperbrief.store import MIGRATIONS, open_store
+from paperbrief.store import open_store
+from paperbrief.store.schema import MIGRATIONS
 
 
 def _listing() -> Listing:
@@ -51,19 +52,58 @@ def test_newer_schema_is_refused_with_a_hint(tmp_path: Path):
 
 def test_listing_round_trip_is_idempotent(tmp_path: Path):
     with open_store(tmp_path / "db.sqlite") as store:
-        store.save_listing(_listing())
-        store.save_listing(_listing())
-        loaded = store.load_listing(date(2026, 5, 22))
+        store.listings.save(_listing())
+        store.listings.save(_listing())
+        loaded = store.listings.load(date(2026, 5, 22))
         assert loaded is not None
         assert [p.id for p in loaded.papers] == ["2605.1", "2605.2"]
         assert loaded.papers[1].listings == {"cs.SE": "cross", "cs.LG": "new"}
-        assert store.load_listing(date(2026, 5, 21)) is None
+        assert store.listings.load(date(2026, 5, 21)) is None
 
 
 def test_embeddings_are_cached_by_model_and_text_hash(tmp_path: Path):
     with open_store(tmp_path / "db.sqlite") as store:
         vector = np.arange(4, dtype=np.float32)
-        store.put_embeddings("m", {"h1": vector})
-        found = store.get_embeddings("m", ["h1", "h2"])
+        store.embeddings.put("m", {"h1": vector})
+        found = store.embeddings.get("m", ["h1", "h2"])
         assert list(found) == ["h1"] and np.array_equal(found["h1"], vector)
-        assert store.get_embeddings("other-model", ["h1"]) == {}
+        assert store.embeddings.get("other-model", ["h1"]) == {}
+
+
+def test_a_database_of_an_older_version_is_upgraded_in_place(tmp_path: Path):
+    path = tmp_path / "db.sqlite"
+    connection = sqlite3.connect(path)
+    MIGRATIONS[0](connection)  # what the first release created
+    connection.execute("PRAGMA user_version=1")
+    connection.commit()
+    connection.close()
+    with open_store(path) as store:
+        store.listings.save(_listing())
+        assert store.schema_version() == len(MIGRATIONS)
+        assert [p.id for p in store.listings.load(date(2026, 5, 22)).papers] == ["2605.1", "2605.2"]
+
+
+def test_reads_return_values_with_their_listings(tmp_path: Path):
+    with open_store(tmp_path / "db.sqlite") as store:
+        store.listings.save(_listing())
+        paper = store.listings.paper("2605.2")
+        assert paper is not None and paper.listings == {"cs.SE": "cross", "cs.LG": "new"}
+        assert paper.authors == ("Y",) and paper.categories == ("cs.LG", "cs.SE")
+        assert set(store.listings.papers(["2605.1", "nope"])) == {"2605.1"}
+        assert store.listings.days() == [date(2026, 5, 22)]
+
+
+def test_a_damaged_database_file_is_an_error_with_a_hint(tmp_path: Path):
+    path = tmp_path / "db.sqlite"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError) as caught:
+        open_store(path)
+    assert "not a database" in caught.value.message and "backup" in caught.value.hint
+
+
+def test_a_data_home_that_is_a_file_is_an_error_with_a_hint(tmp_path: Path):
+    home = tmp_path / "home"
+    home.write_text("oops")
+    with pytest.raises(StoreError) as caught:
+        open_store(home / "paperbrief.db")
+    assert "is a file" in caught.value.message and "PAPERBRIEF_HOME" in caught.value.hint

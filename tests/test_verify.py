@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from paperbrief.cli import cli
 from paperbrief.errors import EXIT_UNVERIFIED
-from paperbrief.fulltext.document import Document, document_to_json
+from paperbrief.fulltext.document import Document
 from paperbrief.models import Digest, Listing
 from paperbrief.render.markdown import render_markdown
 from paperbrief.store import open_store
@@ -172,10 +172,10 @@ def home(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PAPERBRIEF_PROFILE", str(tmp_path / "none.toml"))
     with open_store(tmp_path / "home" / "paperbrief.db") as store:
-        for paper_id, document in load_documents().items():
-            store.save_document(paper_id, 1, document.source, document_to_json(document), [])
+        for document in load_documents().values():
+            store.documents.save(document, 1)
         scored, _ = picks()[2]  # abstract-only: known to the store as a listed paper
-        store.save_listing(Listing(date(2026, 5, 22), (scored.paper,), "test"))
+        store.listings.save(Listing(date(2026, 5, 22), (scored.paper,), "test"))
     return tmp_path
 
 

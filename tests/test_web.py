@@ -85,7 +85,7 @@ def test_feedback_goes_to_the_store_with_note(site) -> None:
         assert 'class="fb fb-hide" aria-pressed="true"' in page and "太偏 NLP" in page
         assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     with open_store(store_path) as store:
-        events = [(e.paper_id, e.signal, e.note, e.source) for e in store.feedback_events()]
+        events = [(e.paper_id, e.signal, e.note, e.source) for e in store.feedback.events()]
     assert events == [
         ("2605.30003", "hide", "太偏 NLP", "web"),
         ("2605.10001", "up", None, "web"),
@@ -105,7 +105,7 @@ def test_post_without_csrf_token_or_from_another_origin_is_refused(site) -> None
         )
         assert foreign.status_code == 403
     with open_store(store_path) as store:
-        assert store.feedback_events() == []
+        assert store.feedback.events() == []
 
 
 def test_profile_edit_shows_errors_in_place_and_saves_only_valid_text(site) -> None:
@@ -175,8 +175,8 @@ def test_web_feedback_reaches_the_ranking_learner(site) -> None:
     row = page.split('id="p-2605.30001"', 1)[1].split("</tr>", 1)[0]
     assert 'fb-hide" aria-pressed="true"' in row and 'fb-up" aria-pressed="false"' in row
     with open_store(store_path) as store:
-        events = store.feedback_events()
-        papers = store.get_papers(e.paper_id for e in events)
+        events = store.feedback.events()
+        papers = store.listings.papers(e.paper_id for e in events)
     examples = examples_from_events(((e.paper_id, e.signal, e.created_at) for e in events), papers)
     labels = {example.paper.id: example.label for example in examples}
     assert labels == {"2605.30001": 0, "2605.30002": 1}  # the latest verdict wins

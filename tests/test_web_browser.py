@@ -73,7 +73,7 @@ def test_read_a_digest_and_give_feedback_that_survives_a_reload(browser, site) -
     assert pressed.get_attribute("aria-pressed") == "true"
     assert "想复现" in page.locator("li#p-2605\\.10001").inner_text()
     with open_store(store_path) as store:
-        events = [(e.signal, e.note, e.source) for e in store.feedback_for("2605.10001")]
+        events = [(e.signal, e.note, e.source) for e in store.feedback.for_paper("2605.10001")]
     assert events == [("up", "想复现", "web")]
     page.close()
 

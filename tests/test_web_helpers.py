@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import shutil
 import socket
 import threading
@@ -16,10 +14,10 @@ import httpx
 import uvicorn
 
 from paperbrief.fulltext.document import Document, Section, Table
-from paperbrief.models import Listing, ScoredPaper, digest_from_dict, to_json
+from paperbrief.models import Digest, Listing, ScoredPaper
 from paperbrief.profile import parse_profile
 from paperbrief.render import render_html, render_markdown
-from paperbrief.store import open_store
+from paperbrief.store import codec, open_store
 from paperbrief.web import create_app
 
 FIXTURES = Path(__file__).parent / "fixtures" / "deliver"
@@ -32,9 +30,8 @@ def seed_store(folder: Path) -> tuple[Path, Path]:
     profile_path = folder / "profile.toml"
     shutil.copy(FIXTURES / "profile.toml", profile_path)
     profile = parse_profile(profile_path.read_text(encoding="utf-8"))
-    digest = digest_from_dict(
-        json.loads((FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8"))
-    )
+    digest = codec.decode(Digest, (FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8"))
+    digest = replace(digest, listing_day=LISTING_DAY)
     picks = [brief.scored for brief in digest.briefs]
     base = picks[0].paper
     others = [
@@ -57,13 +54,12 @@ def seed_store(folder: Path) -> tuple[Path, Path]:
     ranking += others
     store_path = folder / "paperbrief.db"
     with open_store(store_path) as store:
-        store.save_listing(Listing(LISTING_DAY, tuple(s.paper for s in ranking), "test"))
-        store.save_scores(LISTING_DAY, profile.fingerprint(), ranking)
-        store.save_picks(DIGEST_DAY, LISTING_DAY, picks)
-        store.save_digest(
-            DIGEST_DAY, "zh", LISTING_DAY, "offline", digest.title,
-            render_markdown(digest, profile), render_html(digest, profile), to_json(digest),
-        )  # fmt: skip
+        store.listings.save(Listing(LISTING_DAY, tuple(s.paper for s in ranking), "test"))
+        store.rankings.save(LISTING_DAY, profile.fingerprint(), ranking)
+        store.picks.save(DIGEST_DAY, LISTING_DAY, picks)
+        store.digests.save(
+            digest, "offline", render_markdown(digest, profile), render_html(digest, profile)
+        )
         document = Document(
             arxiv_id=base.id,
             title=base.title,
@@ -73,9 +69,9 @@ def seed_store(folder: Path) -> tuple[Path, Path]:
             tables=(Table("Resolve rate with and without tests", "Table 2", (("a", "b"),)),),
             source="arxiv-html",
         )
-        store.save_document(base.id, 1, "arxiv-html", json.dumps(dataclasses.asdict(document)), [])
-        store.record_delivery(DIGEST_DAY, "email", ok=True)
-        store.record_delivery(DIGEST_DAY, "slack", ok=False, error="HTTP 500")
+        store.documents.save(document, 1)
+        store.deliveries.record(DIGEST_DAY, "email", ok=True)
+        store.deliveries.record(DIGEST_DAY, "slack", ok=False, error="HTTP 500")
     return store_path, profile_path
 
 

@@ -6,6 +6,8 @@ and exits with ``exit_code``. Exit codes compose with cron (see README, "Exit co
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -30,10 +32,29 @@ class PaperbriefError(Exception):
         return f"{self.message} (hint: {self.hint})" if self.hint else self.message
 
 
+@dataclass(frozen=True)
+class ProfileProblem:
+    """One thing wrong with a profile: the dotted ``key`` (or ``TOML``), the ``fix``, and the
+    1-based ``line`` of the profile text where it is, when known."""
+
+    key: str
+    fix: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.fix}"
+
+
 class ProfileError(PaperbriefError):
-    """The profile file is missing or invalid."""
+    """The profile file is missing or invalid; ``problems`` lists each bad key and its fix."""
 
     exit_code = EXIT_USAGE
+
+    def __init__(
+        self, message: str, hint: str = "", problems: tuple[ProfileProblem, ...] = ()
+    ) -> None:
+        super().__init__(message, hint)
+        self.problems = problems
 
 
 class SourceError(PaperbriefError):
@@ -73,9 +94,22 @@ class ServeError(PaperbriefError):
 
 
 class EmptyDay(PaperbriefError):
-    """A day with nothing to publish; ``reason`` says why and picks the exit code."""
+    """A day with nothing to publish; the subclass says why and carries the exit code."""
 
-    def __init__(self, reason: str, message: str, hint: str = "", exit_code: int = EXIT_ERROR):
-        super().__init__(message, hint)
-        self.reason = reason
-        self.exit_code = exit_code
+
+class NoAnnouncement(EmptyDay):
+    """arXiv announced nothing that day (weekend, holiday, or not out yet)."""
+
+    exit_code = EXIT_NO_ANNOUNCEMENT
+
+
+class FetchFailed(EmptyDay):
+    """The day's listing could not be fetched (or is older than arXiv still shows)."""
+
+    exit_code = EXIT_FETCH_FAILED
+
+
+class NothingPassed(EmptyDay):
+    """Papers were listed, but none passed the profile's filters."""
+
+    exit_code = EXIT_NOTHING_PASSED

@@ -17,7 +17,7 @@ Contract of ``LLMClient.complete_json(role, messages, schema)``:
 * looks the request up in the store's content-hash cache first (the key covers the model,
   messages, schema and sampling settings), so a rerun or resume never pays twice;
 * refuses to call once the day's token or cost budget is spent: ``BudgetExhausted``;
-* records every HTTP attempt and every cache hit with ``store.record_llm_call``.
+* records every HTTP attempt and every cache hit in ``store.llm``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -39,7 +39,7 @@ from pydantic import BaseModel, ValidationError
 from paperbrief.errors import BudgetExhausted, LLMError
 from paperbrief.http import parse_retry_after
 from paperbrief.profile import LLMSettings
-from paperbrief.store import LLMCall, Store
+from paperbrief.records import CachedAnswer, LLMCall, Spend
 
 BASE_URL_ENV = "PAPERBRIEF_LLM_BASE_URL"
 MODEL_ENV = "PAPERBRIEF_LLM_MODEL"
@@ -50,6 +50,18 @@ RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 Message = dict[str, str]
 T = TypeVar("T", bound=BaseModel)
+
+
+class CallRecords(Protocol):
+    """Where calls are recorded and answers cached (the store's ``llm`` part)."""
+
+    def record(self, call: LLMCall) -> None: ...
+
+    def spend(self, day: str) -> Spend: ...
+
+    def cached(self, key: str) -> CachedAnswer | None: ...
+
+    def cache(self, key: str, answer: CachedAnswer) -> None: ...
 
 
 def resolve_api_key(settings: LLMSettings, environ: Mapping[str, str] | None = None) -> str | None:
@@ -136,7 +148,7 @@ class LLMClient:
     def __init__(
         self,
         settings: LLMSettings,
-        store: Store | None,
+        store: CallRecords | None,
         *,
         api_key: str | None,
         run_id: int | None = None,
@@ -320,9 +332,8 @@ class LLMClient:
     def _stored_spend(self) -> tuple[int, float]:
         if self.store is None or self.day is None:
             return 0, 0.0
-        rows = self.store.llm_calls(self.day)
-        tokens = sum(int(r["prompt_tokens"]) + int(r["completion_tokens"]) for r in rows)
-        return tokens, sum(float(r["cost"]) for r in rows)
+        spent = self.store.spend(self.day)
+        return spent.tokens, spent.cost
 
     def _reserve(self, role: str, model: str, estimate: int) -> None:
         """Claim ``estimate`` prompt tokens of the day's budget, or raise ``BudgetExhausted``.
@@ -382,7 +393,7 @@ class LLMClient:
             use.cost += cost
             use.latency_ms += latency
             if self.store is not None:
-                self.store.record_llm_call(
+                self.store.record(
                     LLMCall(
                         role=role,
                         model=model,
@@ -402,17 +413,17 @@ class LLMClient:
         if self.store is None:
             return None
         with self._lock:
-            row = self.store.llm_cache_get(key)
-        if row is None:
+            cached = self.store.cached(key)
+        if cached is None:
             return None
-        return _Answer(str(row["response"]), row["prompt_tokens"], row["completion_tokens"])
+        return _Answer(cached.response, cached.prompt_tokens, cached.completion_tokens)
 
     def _cache_put(self, key: str, model: str, response: str, answer: _Answer) -> None:
         if self.store is None:
             return
         with self._lock:
-            self.store.llm_cache_put(
-                key, model, response, answer.prompt_tokens, answer.completion_tokens
+            self.store.cache(
+                key, CachedAnswer(model, response, answer.prompt_tokens, answer.completion_tokens)
             )
 
 

@@ -2,7 +2,8 @@
 
 Stages exchange these plain, typed values; none of them touches storage. The profile
 (the one settings model) lives in ``profile.py``; the full-text ``Document`` lives in
-``fulltext/document.py``.
+``fulltext/document.py``; what the store returns besides these lives in ``records.py``.
+Serialisation is the store's business (one codec built on ``pydantic.TypeAdapter``).
 """
 
 from __future__ import annotations
@@ -65,12 +66,25 @@ class Paper:
         return bool(self.listings) and all(kind == "cross" for kind in self.listings.values())
 
 
-class EmptyReason(StrEnum):
-    """Why a listing day produced no digest. Each has its own CLI exit code."""
+class Signal(StrEnum):
+    """What the reader (or the pipeline on their behalf) said about a paper.
 
-    NO_ANNOUNCEMENT = "no_announcement"  # weekend or arXiv holiday
-    FETCH_FAILED = "fetch_failed"
-    NOTHING_PASSED_FILTERS = "nothing_passed_filters"
+    The one vocabulary of feedback: the store's table, the learner, the CLI flags and the
+    web UI's buttons all use these values.
+    """
+
+    PICKED = "picked"  # the paper was a pick of a digest the reader accepted
+    UP = "up"  # 👍 more like this
+    DOWN = "down"  # 👎 less like this
+    SAVE = "save"  # saved for later (a strong 👍)
+    HIDE = "hide"  # not interested (a strong 👎)
+    READ = "read"  # read it (a mild 👍)
+    SHOWN = "shown"  # seen and passed over
+
+    @property
+    def is_button(self) -> bool:
+        """The reader's own verdicts, offered as buttons in the web UI and as CLI flags."""
+        return self in (Signal.UP, Signal.DOWN, Signal.SAVE, Signal.HIDE)
 
 
 @dataclass(frozen=True)
@@ -190,95 +204,3 @@ class Digest:
     papers_considered: int = 0
     provenance: Provenance | None = None
     front_matter: dict[str, object] = field(default_factory=dict, hash=False, compare=False)
-
-
-# ------------------------------------------------------------------ serialisation
-# Briefs and digests are stored as JSON so a rerun can resume and the web UI can show them.
-
-
-def _paper_from(data: dict) -> Paper:  # type: ignore[type-arg]
-    return Paper(
-        id=data["id"],
-        title=data["title"],
-        authors=tuple(data.get("authors") or ()),
-        abstract=data.get("abstract") or "",
-        categories=tuple(data.get("categories") or ()),
-        primary_category=data.get("primary_category") or "",
-        comment=data.get("comment"),
-        announced=data.get("announced"),
-        listings=dict(data.get("listings") or {}),
-        version=data.get("version"),
-    )
-
-
-def _scored_from(data: dict) -> ScoredPaper:  # type: ignore[type-arg]
-    return ScoredPaper(
-        paper=_paper_from(data["paper"]),
-        score=float(data["score"]),
-        stars=int(data["stars"]),
-        line=data.get("line"),
-        matched_terms=tuple(data.get("matched_terms") or ()),
-        components=dict(data.get("components") or {}),
-        reason=data.get("reason") or "",
-        rank=int(data.get("rank") or 0),
-    )
-
-
-def brief_from_dict(data: dict) -> PaperBrief:  # type: ignore[type-arg]
-    """Inverse of ``dataclasses.asdict(brief)``."""
-    fields = dict(data)
-    fields["scored"] = _scored_from(data["scored"])
-    for key in ("steps", "result_notes", "reported_numbers", "limitations", "open_questions"):
-        fields[key] = tuple(data.get(key) or ())
-    fields["notes"] = tuple(data.get("notes") or ())
-    if data.get("results"):
-        table = data["results"]
-        fields["results"] = TableData(
-            header=tuple(table["header"]),
-            rows=tuple(tuple(row) for row in table["rows"]),
-            caption=table.get("caption", ""),
-        )
-    if data.get("implications"):
-        fields["implications"] = Implications(**data["implications"])
-    if data.get("figure"):
-        fields["figure"] = Figure(**data["figure"])
-    return PaperBrief(**fields)
-
-
-def digest_from_dict(data: dict) -> Digest:  # type: ignore[type-arg]
-    """Inverse of ``dataclasses.asdict(digest)`` (dates as ISO strings)."""
-    comparisons = tuple(
-        ComparisonTable(
-            columns=tuple(table["columns"]),
-            rows=tuple((row[0], tuple(row[1])) for row in table["rows"]),
-            title=table.get("title", ""),
-        )
-        for table in data.get("comparisons") or ()
-    )
-    provenance = data.get("provenance")
-    return Digest(
-        digest_date=date.fromisoformat(str(data["digest_date"])),
-        listing_day=date.fromisoformat(str(data["listing_day"])),
-        language=data["language"],
-        title=data["title"],
-        description=data.get("description", ""),
-        briefs=tuple(brief_from_dict(b) for b in data.get("briefs") or ()),
-        summary=data.get("summary", ""),
-        theme_title=data.get("theme_title", ""),
-        theme=data.get("theme", ""),
-        comparisons=comparisons,
-        closing=data.get("closing", ""),
-        papers_considered=int(data.get("papers_considered") or 0),
-        provenance=Provenance(**{**provenance, "notes": tuple(provenance.get("notes") or ())})
-        if provenance
-        else None,
-        front_matter=dict(data.get("front_matter") or {}),
-    )
-
-
-def to_json(value: PaperBrief | Digest) -> str:
-    """JSON for a brief or digest (dates as ISO strings)."""
-    import dataclasses
-    import json
-
-    return json.dumps(dataclasses.asdict(value), ensure_ascii=False, default=str)

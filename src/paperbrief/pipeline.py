@@ -18,25 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from paperbrief import fulltext, rank, sources
-from paperbrief.errors import (
-    EXIT_FETCH_FAILED,
-    EXIT_NOTHING_PASSED,
-    EmptyDay,
-    PaperbriefError,
-)
+from paperbrief.errors import FetchFailed, NothingPassed, PaperbriefError
 from paperbrief.fulltext import fetch as fulltext_fetch
-from paperbrief.fulltext.document import Document, document_from_json
+from paperbrief.fulltext.document import Document
 from paperbrief.http import PoliteClient
-from paperbrief.models import (
-    Digest,
-    EmptyReason,
-    Listing,
-    Paper,
-    PaperBrief,
-    ScoredPaper,
-    brief_from_dict,
-    to_json,
-)
+from paperbrief.models import Digest, Listing, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.rank.feedback import learner_settings
 from paperbrief.rank.judge import judge_ranking
@@ -139,17 +125,15 @@ def acquire_listing(
         listing = sources.load_snapshot(options.listing_file, listing_day)
     else:
         assert listing_day is not None
-        stored = store.load_listing(listing_day)
+        stored = store.listings.load(listing_day)
         if stored is not None and stored.papers and not options.force:
             return stored
         if options.offline or services.http is None:
-            raise EmptyDay(
-                EmptyReason.FETCH_FAILED.value,
+            raise FetchFailed(
                 f"no stored listing for {listing_day} and running offline",
                 "drop --offline, or pass --listing FILE with a snapshot of that day",
-                exit_code=EXIT_FETCH_FAILED,
             )
-        previous = store.load_listing(sources.previous_listing_day(listing_day))
+        previous = store.listings.load(sources.previous_listing_day(listing_day))
         listing = sources.fetch_listing(
             listing_day,
             profile.all_categories,
@@ -160,7 +144,7 @@ def acquire_listing(
             previous_ids=frozenset(p.id for p in previous.papers) if previous else frozenset(),
             include_replacements=profile.include_replacements,
         )
-    store.save_listing(listing)
+    store.listings.save(listing)
     return listing
 
 
@@ -200,12 +184,14 @@ def rank_day(
         # A judged ranking is not interchangeable with a cheap one (e.g. from `rank`).
         fingerprint += f":judge:{services.llm.model_for('judge')}"
     if not force:
-        stored = store.load_scores(listing_day, fingerprint)
+        stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
             return stored
-    embedder = services.embedder or rank.Embedder(cache=store)
+    embedder = services.embedder or rank.Embedder(cache=store.embeddings)
     # All stored feedback counts; recency weighting is anchored on the ranked day.
-    feedback = rank.load_feedback(store, embedder, today=listing_day, **learner_settings(profile))
+    feedback = rank.load_feedback(
+        store.feedback, store.listings, embedder, today=listing_day, **learner_settings(profile)
+    )
     ranking = rank.rank_papers(papers, profile, embedder, feedback=feedback)
     if services.llm is not None:
         # The judge screens the cheap ranking's head; a failed batch keeps its cheap order.
@@ -213,7 +199,7 @@ def rank_day(
         ranking = judged.ranking
         for error in judged.errors:
             notes.append(f"judge: {error}")
-    store.save_scores(listing_day, fingerprint, ranking)
+    store.rankings.save(listing_day, fingerprint, ranking)
     return ranking
 
 
@@ -224,11 +210,10 @@ def read_fulltext(store: Store, paper: Paper, services: Services, offline: bool)
     (usually a network failure) is tried again on the next run.
     """
     if offline or services.http is None:
-        row = store.load_document(paper.id)
-        return document_from_json(row["body"]) if row is not None else None
+        return store.documents.load(paper.id)
     # Online, the fulltext stage's cache also checks the stored version against the paper's.
     return fulltext.load_or_read_paper(
-        store,
+        store.documents,
         paper,
         services.http,
         html_base=services.arxiv.html,
@@ -253,7 +238,7 @@ def write_outputs(
             temporary = path.with_suffix(path.suffix + ".tmp")
             temporary.write_text(text, encoding="utf-8")
             os.replace(temporary, path)
-        store.record_output(digest_date, kind, str(path.resolve()), digest)
+        store.outputs.record(digest_date, kind, str(path.resolve()), digest)
         written[kind] = path
     return written
 
@@ -286,16 +271,16 @@ def write_briefs(
     pending: list[tuple[ScoredPaper, Document | None]] = []
 
     def keep(brief: PaperBrief) -> None:
-        store.save_brief(digest_date, brief.paper.id, profile.language, writer, to_json(brief))
+        store.briefs.save(digest_date, profile.language, writer, brief)
         written[brief.paper.id] = brief
 
     for scored in reporter.track(picks, "reading the picks"):
         document = read_fulltext(store, scored.paper, services, options.offline)
         if document is not None:
             documents[scored.paper.id] = document
-        stored = store.load_brief(digest_date, scored.paper.id, profile.language, writer)
+        stored = store.briefs.load(digest_date, scored.paper.id, profile.language, writer)
         if stored is not None and not options.force:
-            written[scored.paper.id] = brief_from_dict(json.loads(stored))
+            written[scored.paper.id] = stored
         elif services.llm is None:
             keep(write_brief_offline(scored, document, profile))
         else:
@@ -361,19 +346,19 @@ def run_day(
     """Run the whole pipeline for one day. Raises EmptyDay when there is nothing to publish."""
     reporter = reporter or QuietReporter()
     listing_day, digest_date = resolve_days(options, today)
-    run_id = store.start_run("run", listing_day, digest_date, profile.fingerprint())
+    run_id = store.runs.start("run", listing_day, digest_date, profile.fingerprint())
     try:
         result = _run(store, profile, options, services, listing_day, digest_date, reporter)
         if deliver is not None and options.deliver:
             reporter.stage("delivering")
             deliver(result)
     except PaperbriefError as error:
-        store.finish_run(run_id, "failed", error.message)
+        store.runs.finish(run_id, "failed", error.message)
         raise
     except BaseException as error:
-        store.finish_run(run_id, "crashed", repr(error))
+        store.runs.finish(run_id, "crashed", repr(error))
         raise
-    store.finish_run(run_id, "reused" if result.reused else "ok", json.dumps(result.notes))
+    store.runs.finish(run_id, "reused" if result.reused else "ok", json.dumps(result.notes))
     return result
 
 
@@ -394,12 +379,12 @@ def _run(
     out_dir = options.out_dir or Path(profile.output.dir)
     paths = _output_paths(profile, out_dir, digest_date)
 
-    existing = store.load_digest(digest_date, profile.language)
+    existing = store.digests.load(digest_date, profile.language)
     writer = _writer_name(services)
     # An offline digest is upgraded when an LLM is available; nothing is ever downgraded.
-    upgrade = existing is not None and existing["writer"] == "offline" and writer != "offline"
+    upgrade = existing is not None and existing.writer == "offline" and writer != "offline"
     if existing is not None and not options.force and not upgrade:
-        texts = {"markdown": existing["markdown"], "html": existing["html"]}
+        texts = {"markdown": existing.markdown, "html": existing.html}
         files = write_outputs(
             store, digest_date, {kind: (path, texts[kind]) for kind, path in paths.items()}
         )
@@ -409,13 +394,13 @@ def _run(
             picks=[],
             files=files,
             reused=True,
-            writer=existing["writer"],
+            writer=existing.writer,
             notes=[f"digest for {digest_date} already published; pass --force to regenerate"],
         )
 
     earlier = [
         day
-        for day in store.digest_dates_for_listing(listing_day, profile.language)
+        for day in store.digests.dates_for_listing(listing_day, profile.language)
         if day != digest_date
     ]
     if earlier and not options.force:
@@ -432,27 +417,23 @@ def _run(
 
     papers = filter_papers(listing, profile)
     if not papers:
-        raise EmptyDay(
-            EmptyReason.NOTHING_PASSED_FILTERS.value,
+        raise NothingPassed(
             labels["empty_reason_nothing_passed"].format(day=listing_day, total=0)
             + f" (none of {len(listing.papers)} listed papers is in "
             + ", ".join(profile.all_categories)
             + ")",
             "check the profile's categories",
-            exit_code=EXIT_NOTHING_PASSED,
         )
     reporter.stage(f"ranking {len(papers)} papers")
     run_notes = list(listing.notes)
     ranking = rank_day(store, profile, papers, listing_day, services, options.force, run_notes)
     picks = rank.select_picks(ranking, profile)
     if not picks:
-        raise EmptyDay(
-            EmptyReason.NOTHING_PASSED_FILTERS.value,
+        raise NothingPassed(
             labels["empty_reason_nothing_passed"].format(day=listing_day, total=len(papers)),
             f"lower min_stars (now {profile.min_stars}) in the profile to see weaker matches",
-            exit_code=EXIT_NOTHING_PASSED,
         )
-    store.save_picks(digest_date, listing_day, picks)
+    store.picks.save(digest_date, listing_day, picks)
 
     briefs, documents = write_briefs(
         store, profile, picks, digest_date, services, options, reporter
@@ -470,16 +451,7 @@ def _run(
     )
     markdown = render_markdown(digest, profile)
     html = render_html(digest, profile)
-    store.save_digest(
-        digest_date,
-        profile.language,
-        listing_day,
-        _writer_name(services),
-        digest.title,
-        markdown,
-        html,
-        to_json(digest),
-    )
+    store.digests.save(digest, _writer_name(services), markdown, html)
     texts = {"markdown": markdown, "html": html}
     files = write_outputs(
         store, digest_date, {kind: (path, texts[kind]) for kind, path in paths.items()}

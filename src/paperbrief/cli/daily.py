@@ -95,7 +95,7 @@ def _date(value: str | None) -> date | None:
 def _build_services(
     store: Store, profile: Profile, offline: bool, digest_date: date | None = None
 ) -> Services:
-    services = Services(embedder=rank.Embedder(cache=store))
+    services = Services(embedder=rank.Embedder(cache=store.embeddings))
     if offline:
         return services
     services.http = PoliteClient()
@@ -105,7 +105,7 @@ def _build_services(
         # The daily budget is scoped to the digest date (today when not given).
         day = (digest_date or _today(profile)).isoformat()
         services.llm = llm.LLMClient(
-            profile.llm, store, api_key=llm.resolve_api_key(profile.llm), day=day
+            profile.llm, store.llm, api_key=llm.resolve_api_key(profile.llm), day=day
         )
     return services
 
@@ -113,11 +113,14 @@ def _build_services(
 def _deliverer(store: Store, profile: Profile, failed: list[str]) -> Callable[[RunResult], None]:
     """Delivery after the files are written; failed channel names are appended to
     ``failed`` (they are retried on the next run)."""
-    from paperbrief.deliver import deliver_stored
+    from paperbrief.deliver import deliver_digest
 
     def deliver(result: RunResult) -> None:
         # Channels already sent for this date are skipped; failed ones are retried.
-        for outcome in deliver_stored(store, profile, result.digest_date):
+        stored = store.digests.load(result.digest_date, profile.language)
+        if stored is None:
+            return
+        for outcome in deliver_digest(stored, profile, store.deliveries, store.digests):
             style = "green" if outcome.ok else "red"
             channel, detail = escape(outcome.channel), escape(outcome.detail)
             console.print(f"  [{style}]{channel}[/]: {outcome.status} {detail}", highlight=False)
@@ -267,7 +270,7 @@ def rank_command(
     options = RunOptions(digest_date=_date(date_text), listing_file=listing_file, offline=True)
     listing_day, _ = resolve_days(options, _today(profile))
     with get_store() as store:
-        services = Services(embedder=rank.Embedder(cache=store))
+        services = Services(embedder=rank.Embedder(cache=store.embeddings))
         listing = acquire_listing(store, profile, options, listing_day, services)
         papers = filter_papers(listing, profile)
         with RichReporter() as reporter:

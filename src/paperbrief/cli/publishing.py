@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from datetime import date
 from pathlib import Path
 
 import click
@@ -44,17 +43,17 @@ def send(digest_date: object, channels: tuple[str, ...], profile_path: Path | No
     deliver an older day. Secrets come from the environment variables the profile names.
     Exits 1 when any channel failed.
     """
-    from paperbrief.deliver import configured_channels, deliver_stored
+    from paperbrief.deliver import configured_channels, deliver_digest
 
     profile = get_profile(profile_path)
     with get_store() as store:
         if digest_date is None:
-            stored = store.list_digests(limit=1)
-            if not stored:
+            latest = store.digests.latest()
+            if latest is None:
                 raise DeliveryError(
                     "no digest is stored yet", "run `paperbrief run` to make one first"
                 )
-            day = date.fromisoformat(stored[0]["digest_date"])
+            day = latest.digest_date
         else:
             day = digest_date.date()  # type: ignore[attr-defined]
         if not configured_channels(profile.delivery):
@@ -62,7 +61,20 @@ def send(digest_date: object, channels: tuple[str, ...], profile_path: Path | No
                 "no delivery channel is configured",
                 "add a [delivery] section to the profile: blog, email, webhooks or feed",
             )
-        results = deliver_stored(store, profile, day, channels=list(channels) or None, force=True)
+        stored = store.digests.load(day, profile.language) or store.digests.load(day)
+        if stored is None:
+            raise DeliveryError(
+                f"no digest stored for {day.isoformat()}",
+                "run `paperbrief run` for that day first, or pick a --date that has one",
+            )
+        results = deliver_digest(
+            stored,
+            profile,
+            store.deliveries,
+            store.digests,
+            channels=list(channels) or None,
+            force=True,
+        )
     for result in results:
         mark = "[green]sent[/]" if result.ok else "[bold red]failed[/]"
         console.print(f"{day} {result.channel}: {mark} — {result.detail}", highlight=False)

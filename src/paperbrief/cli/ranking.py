@@ -12,10 +12,11 @@ from rich.table import Table
 
 from paperbrief.cli.common import CONTEXT, console, get_profile, get_store, handle_errors
 from paperbrief.errors import PaperbriefError
-from paperbrief.models import split_arxiv_id
+from paperbrief.models import Signal, split_arxiv_id
 from paperbrief.rank.embed import Embedder
 from paperbrief.rank.evaluate import CUTOFFS, evaluate_ranking, load_posts
 from paperbrief.rank.judge import load_replay
+from paperbrief.store import temporary_store
 
 
 class FeedbackError(PaperbriefError):
@@ -99,15 +100,15 @@ def eval_ranking(
     """
     profile = get_profile(profile_path)
     since_day = since.date() if since is not None else None  # type: ignore[attr-defined]
-    with get_store() as store:
-        embedder = Embedder(cache=store, model_name=profile.rank.embedding_model)
+    with get_store() as store, temporary_store() as scratch:
+        embedder = Embedder(cache=store.embeddings, model_name=profile.rank.embedding_model)
         with console.status("ranking …") as status:
             report = evaluate_ranking(
                 listings_dir,
                 picks_path,
                 profile,
                 embedder,
-                learn=learn,
+                replay=scratch if learn else None,
                 since=since_day,
                 judge_replay=load_replay(judge_replay_path) if judge_replay_path else None,
                 progress=lambda message: status.update(f"ranking {message} …"),
@@ -189,8 +190,8 @@ def feedback_record(paper_id: str, signal: str | None, note: str | None) -> None
             f"{paper_id!r} is not an arXiv id", "use an id like 2605.22817 (or an abs URL)"
         )
     with get_store() as store:
-        store.add_feedback(arxiv_id, signal, note=note, source="cli")
-        known = store.get_paper(arxiv_id) is not None
+        store.feedback.add(arxiv_id, Signal(signal), note=note, source="cli")
+        known = store.listings.paper(arxiv_id) is not None
     console.print(f"recorded {SIGNAL_FLAGS.get(signal, signal)} for {arxiv_id}")
     if not known:
         console.print(
@@ -212,7 +213,9 @@ def feedback_import(path: Path) -> None:
     added = skipped = 0
     with get_store() as store:
         existing = {
-            (e.paper_id, e.created_at[:10]) for e in store.feedback_events() if e.signal == "picked"
+            (e.paper_id, e.created_at[:10])
+            for e in store.feedback.events()
+            if e.signal == Signal.PICKED
         }
         for post in posts:
             when = post.listing_day.isoformat() + "T12:00:00+00:00"
@@ -220,8 +223,8 @@ def feedback_import(path: Path) -> None:
                 if (paper_id, when[:10]) in existing:
                     skipped += 1
                     continue
-                store.add_feedback(
-                    paper_id, "picked", source=f"import:{path.name}", created_at=when
+                store.feedback.add(
+                    paper_id, Signal.PICKED, source=f"import:{path.name}", created_at=when
                 )
                 existing.add((paper_id, when[:10]))
                 added += 1

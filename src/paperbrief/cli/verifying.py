@@ -18,7 +18,7 @@ from paperbrief.cli.common import (
     profile_option,
 )
 from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError, ProfileError
-from paperbrief.fulltext.document import Document, document_from_json
+from paperbrief.fulltext.document import Document
 from paperbrief.store import Store
 from paperbrief.write.llm_writer import describe_profile
 from paperbrief.write.verify import VerifyReport, covered_papers, verify_markdown
@@ -28,14 +28,11 @@ def load_documents(store: Store, paper_ids: list[str]) -> dict[str, Document]:
     """The stored full text of each paper, else a Document of its stored abstract."""
     documents: dict[str, Document] = {}
     for paper_id in paper_ids:
-        row = store.load_document(paper_id)
-        if row is not None:
-            try:
-                documents[paper_id] = document_from_json(row["body"])
-                continue
-            except (ValueError, KeyError, TypeError):
-                pass  # an unreadable stored body: fall back to the abstract
-        paper = store.get_paper(paper_id)
+        document = store.documents.load(paper_id)
+        if document is not None:
+            documents[paper_id] = document
+            continue
+        paper = store.listings.paper(paper_id)
         if paper is not None:
             documents[paper_id] = Document(
                 arxiv_id=paper.id,

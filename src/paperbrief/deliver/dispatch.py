@@ -1,9 +1,9 @@
 """Send one digest to every configured channel, each exactly once.
 
 Contract of ``deliver_digest``: the digest files are already on disk; every configured
-channel (or the ones named) is tried independently. A channel recorded as sent in the
-store is skipped unless ``force``; a failure is recorded with its error, reported in the
-result, and retried by the next run. No channel's failure stops the others.
+channel (or the ones named) is tried independently. A channel the journal records as sent
+is skipped unless ``force``; a failure is recorded with its error, reported in the result,
+and retried by the next run. No channel's failure stops the others.
 """
 
 from __future__ import annotations
@@ -14,23 +14,17 @@ from dataclasses import dataclass
 from datetime import date
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 from urllib.parse import quote
 
 from paperbrief.deliver.blog import write_blog_post
-from paperbrief.deliver.feed import FeedEntry, build_atom_feed, write_feed
+from paperbrief.deliver.feed import AtomEntry, build_atom_feed, write_feed
 from paperbrief.deliver.mail import SmtpSender, build_email
-from paperbrief.deliver.message import (
-    Announcement,
-    announcement_from_digest,
-    announcement_from_json,
-    digest_link,
-)
+from paperbrief.deliver.message import Announcement, announcement_from_digest, digest_link
 from paperbrief.deliver.webhooks import WebhookSender
 from paperbrief.errors import DeliveryError
-from paperbrief.models import Digest
 from paperbrief.profile import DeliverySettings, Profile, WebhookSettings
-from paperbrief.store import Store
+from paperbrief.records import DeliveryStatus, StoredDigest
 
 
 @dataclass(frozen=True)
@@ -46,13 +40,29 @@ class DeliveryResult:
 
 
 @dataclass(frozen=True)
-class Post:
+class Outgoing:
     """Everything a channel may send for one digest."""
 
     digest_date: date
     markdown: str
     html: str
     announcement: Announcement
+
+
+class DeliveryJournal(Protocol):
+    """Where each channel's outcome is kept (the store's ``deliveries`` part)."""
+
+    def status(self, digest_date: date, channel: str) -> DeliveryStatus | None: ...
+
+    def record(
+        self, digest_date: date, channel: str, ok: bool, error: str | None = None
+    ) -> DeliveryStatus: ...
+
+
+class DigestArchive(Protocol):
+    """Earlier digests the feed lists (the store's ``digests`` part)."""
+
+    def recent(self, limit: int) -> list[StoredDigest]: ...
 
 
 def configured_channels(settings: DeliverySettings) -> list[str]:
@@ -79,9 +89,9 @@ def _secret(environ: Mapping[str, str], variable: str, what: str) -> str:
     return value
 
 
-def _feed_entries(store: Store, profile: Profile, post: Post) -> list[FeedEntry]:
+def _feed_entries(archive: DigestArchive, profile: Profile, post: Outgoing) -> list[AtomEntry]:
     settings = profile.delivery
-    current = FeedEntry(
+    current = AtomEntry(
         digest_date=post.digest_date,
         language=post.announcement.language,
         title=post.announcement.title,
@@ -90,23 +100,19 @@ def _feed_entries(store: Store, profile: Profile, post: Post) -> list[FeedEntry]
         link=post.announcement.link,
     )
     entries = [current]
-    for row in store.list_digests(limit=settings.feed.size + 1):
-        day = date.fromisoformat(row["digest_date"])
-        if (day, row["language"]) == (current.digest_date, current.language):
+    for stored in archive.recent(settings.feed.size + 1):
+        if (stored.digest_date, stored.language) == (current.digest_date, current.language):
             continue
-        stored = store.load_digest(day, row["language"])
-        if stored is None:
-            continue
-        announcement = announcement_from_json(stored["body"])
+        announcement = announcement_from_digest(stored.digest)
         entries.append(
-            FeedEntry(
-                digest_date=day,
-                language=row["language"],
-                title=stored["title"],
+            AtomEntry(
+                digest_date=stored.digest_date,
+                language=stored.language,
+                title=stored.title,
                 summary=announcement.description or announcement.summary,
-                html=stored["html"],
-                link=digest_link(settings.link, day),
-                updated=stored["created_at"],
+                html=stored.html,
+                link=digest_link(settings.link, stored.digest_date),
+                updated=stored.created_at,
             )
         )
     entries.sort(key=lambda entry: (entry.digest_date, entry.language), reverse=True)
@@ -114,7 +120,7 @@ def _feed_entries(store: Store, profile: Profile, post: Post) -> list[FeedEntry]
 
 
 def _senders(
-    store: Store, profile: Profile, post: Post, environ: Mapping[str, str]
+    archive: DigestArchive, profile: Profile, post: Outgoing, environ: Mapping[str, str]
 ) -> dict[str, Callable[[], str]]:
     """One zero-argument callable per configured channel; each raises on failure."""
     settings = profile.delivery
@@ -133,7 +139,7 @@ def _senders(
     def feed() -> str:
         home = settings.link.split("{date}", 1)[0] if settings.link else ""
         document = build_atom_feed(
-            _feed_entries(store, profile, post),
+            _feed_entries(archive, profile, post),
             title=profile.output.series or "paperbrief",
             feed_id=home or f"urn:paperbrief:feed:{quote(profile.name)}",
             home_link=home,
@@ -169,7 +175,7 @@ def _senders(
     return senders
 
 
-def _send_webhook(hook: WebhookSettings, post: Post, environ: Mapping[str, str]) -> str:
+def _send_webhook(hook: WebhookSettings, post: Outgoing, environ: Mapping[str, str]) -> str:
     url = hook.url
     if hook.url_env:
         url = environ.get(hook.url_env) or url or _secret(environ, hook.url_env, "webhook URL")
@@ -178,17 +184,25 @@ def _send_webhook(hook: WebhookSettings, post: Post, environ: Mapping[str, str])
     return sender.send(post.announcement)
 
 
-def deliver_post(
-    store: Store,
+def deliver_digest(
+    stored: StoredDigest,
     profile: Profile,
-    post: Post,
+    journal: DeliveryJournal,
+    archive: DigestArchive,
     *,
     channels: list[str] | None = None,
     force: bool = False,
     environ: Mapping[str, str] = os.environ,
 ) -> list[DeliveryResult]:
-    """Deliver an already-built post; see the module docstring for the contract."""
-    senders = _senders(store, profile, post, environ)
+    """Send a published digest to its channels; see the module docstring for the contract."""
+    link = digest_link(profile.delivery.link, stored.digest_date)
+    post = Outgoing(
+        stored.digest_date,
+        stored.markdown,
+        stored.html,
+        announcement_from_digest(stored.digest, link),
+    )
+    senders = _senders(archive, profile, post, environ)
     wanted = list(senders) if channels is None else channels
     unknown = [name for name in wanted if name not in senders]
     if unknown:
@@ -198,12 +212,10 @@ def deliver_post(
         )
     results = []
     for name in wanted:
-        status = store.delivery_status(post.digest_date, name)
-        if status is not None and status["status"] == "sent" and not force:
+        status = journal.status(post.digest_date, name)
+        if status is not None and status.sent and not force:
             results.append(
-                DeliveryResult(
-                    name, "already-sent", f"sent {status['sent_at']}", status["attempts"]
-                )
+                DeliveryResult(name, "already-sent", f"sent {status.sent_at}", status.attempts)
             )
             continue
         try:
@@ -215,52 +227,9 @@ def deliver_post(
                 if isinstance(error, DeliveryError)
                 else f"{type(error).__name__}: {error}"
             )
-            store.record_delivery(post.digest_date, name, ok=False, error=message)
-            ok, detail = False, message
+            recorded = journal.record(post.digest_date, name, ok=False, error=message)
+            results.append(DeliveryResult(name, "failed", message, recorded.attempts))
         else:
-            store.record_delivery(post.digest_date, name, ok=True)
-            ok = True
-        row = store.delivery_status(post.digest_date, name)
-        attempts = int(row["attempts"]) if row is not None else 1
-        results.append(DeliveryResult(name, "sent" if ok else "failed", detail, attempts))
+            recorded = journal.record(post.digest_date, name, ok=True)
+            results.append(DeliveryResult(name, "sent", detail, recorded.attempts))
     return results
-
-
-def deliver_digest(
-    store: Store,
-    profile: Profile,
-    digest_date: date,
-    markdown: str,
-    html: str,
-    digest: Digest,
-    *,
-    channels: list[str] | None = None,
-    force: bool = False,
-    environ: Mapping[str, str] = os.environ,
-) -> list[DeliveryResult]:
-    """Send a freshly written digest to its channels (each once; failures retried later)."""
-    link = digest_link(profile.delivery.link, digest_date)
-    post = Post(digest_date, markdown, html, announcement_from_digest(digest, link))
-    return deliver_post(store, profile, post, channels=channels, force=force, environ=environ)
-
-
-def deliver_stored(
-    store: Store,
-    profile: Profile,
-    digest_date: date,
-    *,
-    channels: list[str] | None = None,
-    force: bool = False,
-    environ: Mapping[str, str] = os.environ,
-) -> list[DeliveryResult]:
-    """Deliver a digest from the store (``paperbrief send``)."""
-    row = store.load_digest(digest_date, profile.language) or store.load_digest(digest_date)
-    if row is None:
-        raise DeliveryError(
-            f"no digest stored for {digest_date.isoformat()}",
-            "run `paperbrief run` for that day first, or pick a --date that has one",
-        )
-    link = digest_link(profile.delivery.link, digest_date)
-    announcement = announcement_from_json(row["body"], link)
-    post = Post(digest_date, row["markdown"], row["html"], announcement)
-    return deliver_post(store, profile, post, channels=channels, force=force, environ=environ)

@@ -14,7 +14,7 @@ ATOM = "http://www.w3.org/2005/Atom"
 
 
 @dataclass(frozen=True)
-class FeedEntry:
+class AtomEntry:
     digest_date: date
     language: str
     title: str
@@ -35,7 +35,7 @@ class FeedEntry:
 
 
 def build_atom_feed(
-    entries: list[FeedEntry], title: str, feed_id: str, home_link: str = ""
+    entries: list[AtomEntry], title: str, feed_id: str, home_link: str = ""
 ) -> bytes:
     """Atom 1.0 XML for ``entries`` (newest first as given). All text is XML-escaped."""
     ET.register_namespace("", ATOM)

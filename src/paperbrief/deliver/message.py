@@ -1,19 +1,17 @@
 """The short form of a digest that chat messages, e-mail subjects and the feed are made of.
 
-``Announcement`` is built either from a ``models.Digest`` (right after the pipeline wrote it)
-or from the JSON body the store keeps (``paperbrief send`` for an older day), so delivery
-never needs more than the day's summary and the overview rows.
+``Announcement`` is built from a ``models.Digest``, so delivery never needs more than the
+day's summary and the overview rows.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
-from paperbrief.models import Digest, digest_from_dict
+from paperbrief.models import Digest
 from paperbrief.write.labels import labels_for
 
 
@@ -66,11 +64,6 @@ def announcement_from_digest(digest: Digest, link: str = "") -> Announcement:
         ),
         link=link,
     )
-
-
-def announcement_from_json(body: str, link: str = "") -> Announcement:
-    """The announcement of a digest stored as JSON (``models.to_json``)."""
-    return announcement_from_digest(digest_from_dict(json.loads(body)), link)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 This module fixes the shape other stages rely on; parsing lives beside it (``latexml.py``
 for arXiv/ar5iv LaTeXML pages, ``author_html.py``, ``pdf.py``), fetching and the store
 cache in ``fetch.py``, the views (budgeted text, evidence index, figure and results-table
-choice) in ``views.py``. ``document_to_json``/``document_from_json`` are the store format.
+choice) in ``views.py``. The store keeps Documents through its codec.
 
 Flags a Document can carry: ``latexml-errors:N``, ``latexml-body-errors:N``,
 ``package-alerts:N``, ``no-title``, ``no-authors``, ``no-abstract``, ``missing-images:N``,
@@ -13,11 +13,7 @@ Flags a Document can carry: ``latexml-errors:N``, ``latexml-body-errors:N``,
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
-from typing import Any
-
-DOCUMENT_JSON_VERSION = 1
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -72,47 +68,3 @@ class Document:
     source_url: str = ""
     flags: tuple[str, ...] = ()  # quality flags, e.g. "latexml-errors:7", "no-abstract"
     attempts: tuple[str, ...] = field(default=())  # why earlier sources failed
-
-
-def document_to_json(document: Document) -> str:
-    """Serialise a Document (the store's ``documents.body``); inverse of ``document_from_json``."""
-    data = asdict(document)
-    data["json_version"] = DOCUMENT_JSON_VERSION
-    return json.dumps(data, ensure_ascii=False)
-
-
-def document_from_json(text: str) -> Document:
-    """Rebuild a Document from ``document_to_json`` output (lists become tuples again)."""
-    data: dict[str, Any] = json.loads(text)
-    data.pop("json_version", None)
-    return Document(
-        arxiv_id=data["arxiv_id"],
-        title=data["title"],
-        authors=tuple(data["authors"]),
-        abstract=data["abstract"],
-        sections=tuple(
-            Section(
-                heading=s["heading"],
-                level=s["level"],
-                paragraphs=tuple(s["paragraphs"]),
-                number=s.get("number", ""),
-            )
-            for s in data["sections"]
-        ),
-        tables=tuple(
-            Table(
-                caption=t["caption"],
-                label=t["label"],
-                rows=tuple(tuple(row) for row in t["rows"]),
-                header_rows=t["header_rows"],
-                section=t["section"],
-            )
-            for t in data["tables"]
-        ),
-        figures=tuple(FigureRef(**f) for f in data["figures"]),
-        references=tuple(data["references"]),
-        source=data["source"],
-        source_url=data["source_url"],
-        flags=tuple(data["flags"]),
-        attempts=tuple(data["attempts"]),
-    )

@@ -15,9 +15,9 @@ Politeness, timeouts and retries are those of the ``PoliteClient`` passed in (th
 client as the arXiv listing stage: one request per 3 s, one connection). The per-source
 size caps here apply on top of the client's own ``max_bytes``.
 
-Caching: ``load_or_read_paper`` is the full-text stage's cache boundary. It takes the Store
-because the stage owns the ``documents`` table: a cached Document is returned without any
-request (a paper is fetched once); a new one is stored unless it is abstract-only, so a
+Caching: ``load_or_read_paper`` is the full-text stage's cache boundary. It takes a
+``DocumentCache`` (the store's ``documents`` part): a cached Document is returned without
+any request (a paper is fetched once); a new one is stored unless it is abstract-only, so a
 paper whose full text was unreachable today is tried again on the next run.
 """
 
@@ -26,16 +26,16 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 from paperbrief.errors import FullTextError, SourceError
 from paperbrief.fulltext.author_html import parse_author_html
-from paperbrief.fulltext.document import Document, document_from_json, document_to_json
+from paperbrief.fulltext.document import Document
 from paperbrief.fulltext.html_text import AR5IV_ORIGIN, ARXIV_ORIGIN
 from paperbrief.fulltext.latexml import classify_html, parse_latexml
 from paperbrief.fulltext.pdf import parse_pdf
 from paperbrief.http import HttpStatusError, PoliteClient
 from paperbrief.models import Paper, split_arxiv_id
-from paperbrief.store import Store
 
 HTML_BASE = "https://arxiv.org/html"
 AR5IV_BASE = "https://ar5iv.labs.arxiv.org/html"
@@ -227,8 +227,16 @@ def read_local_file(path: Path) -> Document:
     return doc
 
 
+class DocumentCache(Protocol):
+    """Where parsed full texts are kept (``store.documents`` implements it)."""
+
+    def load(self, paper_id: str, version: int | None = None) -> Document | None: ...
+
+    def save(self, document: Document, version: int | None) -> None: ...
+
+
 def load_or_read_paper(
-    store: Store,
+    cache: DocumentCache,
     paper: Paper,
     client: PoliteClient,
     *,
@@ -241,11 +249,9 @@ def load_or_read_paper(
     A cached entry is reused when it has the same version as ``paper`` (or either version
     is unknown). Abstract-only results are returned but not stored (see module docstring).
     """
-    row = store.load_document(paper.id)
-    if row is not None and (
-        paper.version is None or row["version"] is None or row["version"] == paper.version
-    ):
-        return document_from_json(row["body"])
+    cached = cache.load(paper.id, paper.version)
+    if cached is not None:
+        return cached
     doc = read_paper(
         paper.id,
         paper.version,
@@ -256,7 +262,5 @@ def load_or_read_paper(
         abstract_fallback=paper,
     )
     if doc.source != "abstract":
-        store.save_document(
-            paper.id, paper.version, doc.source, document_to_json(doc), list(doc.attempts)
-        )
+        cache.save(doc, paper.version)
     return doc

@@ -2,7 +2,7 @@
 
 Nothing is downloaded at run time: the model is loaded from the wheel's folder with
 ``HF_HUB_OFFLINE=1``. Vectors are cached by the sha256 of the embedded text in an
-:class:`EmbeddingCache` (the Store implements it), so a day is embedded once.
+:class:`EmbeddingCache` (``store.embeddings``), so a day is embedded once.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
 class EmbeddingCache(Protocol):
-    """Where vectors are kept between runs (``paperbrief.store.Store`` implements this)."""
+    """Where vectors are kept between runs (the store's ``embeddings`` part implements it)."""
 
-    def get_embeddings(self, model: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]: ...
+    def get(self, model: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]: ...
 
-    def put_embeddings(self, model: str, vectors: dict[str, np.ndarray]) -> None: ...
+    def put(self, model: str, vectors: dict[str, np.ndarray]) -> None: ...
 
 
 class EmbeddingModelError(PaperbriefError):
@@ -81,7 +81,7 @@ class Embedder:
         keys = [text_hash(text) for text in texts]
         missing = [k for k in dict.fromkeys(keys) if k not in self._memory]
         if missing and self.cache is not None:
-            self._memory.update(self.cache.get_embeddings(self.model_name, missing))
+            self._memory.update(self.cache.get(self.model_name, missing))
             missing = [k for k in missing if k not in self._memory]
         if missing:
             by_key = {k: t for k, t in zip(keys, texts, strict=True)}
@@ -96,7 +96,7 @@ class Embedder:
             fresh = dict(zip(missing, vectors, strict=True))
             self._memory.update(fresh)
             if self.cache is not None:
-                self.cache.put_embeddings(self.model_name, fresh)
+                self.cache.put(self.model_name, fresh)
         if not keys:
             return np.zeros((0, 384), dtype=np.float32)
         return np.stack([self._memory[k] for k in keys])

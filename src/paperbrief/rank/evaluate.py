@@ -2,7 +2,7 @@
 
 ``evaluate_ranking`` ranks the listing of every post in a picks file (in date order) and
 reports recall@k, nDCG@10 (stars as graded gains, unrated = 2) and MRR with 95% bootstrap
-intervals over days, for the system and for baselines in the same run. With ``learn``, the
+intervals over days, for the system and for baselines in the same run. With a replay store, the
 history before each post's listing day is replayed as feedback through the store (picked =
 accepted, the rest of that listing = shown and not picked) and the learned scorer is fused in.
 """
@@ -11,27 +11,31 @@ from __future__ import annotations
 
 import json
 import random
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from paperbrief.errors import PaperbriefError
-from paperbrief.models import Listing, Paper
+from paperbrief.models import Listing, Paper, Signal
 from paperbrief.profile import Profile
 from paperbrief.rank.bm25 import BM25Index
 from paperbrief.rank.core import rank_papers
 from paperbrief.rank.embed import Embedder
-from paperbrief.rank.feedback import FeedbackModel, learner_settings, load_feedback
+from paperbrief.rank.feedback import (
+    FeedbackLog,
+    FeedbackModel,
+    PaperArchive,
+    learner_settings,
+    load_feedback,
+)
 from paperbrief.rank.judge import Verdict, apply_verdicts
 from paperbrief.rank.scorers import line_query_text
 from paperbrief.rank.text import paper_text, tokenize
 from paperbrief.sources import load_snapshot
-from paperbrief.store import Store, open_store
 
 CUTOFFS = (5, 10, 20, 50, 100)
 UNRATED_STARS = 2
@@ -43,18 +47,18 @@ class EvaluationError(PaperbriefError):
 
 
 @dataclass(frozen=True)
-class Post:
+class RecordedPost:
     digest_date: date
     listing_day: date
     picks: tuple[tuple[str, int], ...]  # (arXiv id, stars; unrated counted as 2)
 
 
-def load_posts(path: Path) -> list[Post]:
+def load_posts(path: Path) -> list[RecordedPost]:
     """Posts of a picks file (format of ``picks-dev.json``), sorted by digest date."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         posts = [
-            Post(
+            RecordedPost(
                 date.fromisoformat(item["digest_date"]),
                 date.fromisoformat(item["listing_day"]),
                 tuple(
@@ -90,7 +94,7 @@ def find_listing(directory: Path, day: date) -> Path:
 # ------------------------------------------------------------------------- metrics
 @dataclass
 class PostResult:
-    post: Post
+    post: RecordedPost
     ranks: list[int | None]  # 1-based rank of each pick in the ranking (None = not listed)
     learned_from: int = 0  # feedback examples the learned scorer saw
     latest_feedback: str = ""  # latest feedback day it saw (must be < listing day)
@@ -142,11 +146,11 @@ def summarize(results: Sequence[PostResult], seed: int = 7) -> dict[str, object]
 
 
 # ------------------------------------------------------------------------ rankers
-Ranker = Callable[[Sequence[Paper], Post], list[str]]
+Ranker = Callable[[Sequence[Paper], RecordedPost], list[str]]
 
 
 def random_ranker(seed: int = 13) -> Ranker:
-    def rank(papers: Sequence[Paper], post: Post) -> list[str]:
+    def rank(papers: Sequence[Paper], post: RecordedPost) -> list[str]:
         ids = [p.id for p in papers]
         random.Random(f"{seed}:{post.listing_day}").shuffle(ids)
         return ids
@@ -161,7 +165,7 @@ def profile_text(profile: Profile) -> str:
 def bm25_ranker(profile: Profile) -> Ranker:
     """Baseline: BM25 of each paper against the whole profile text as one query."""
 
-    def rank(papers: Sequence[Paper], post: Post) -> list[str]:
+    def rank(papers: Sequence[Paper], post: RecordedPost) -> list[str]:
         index = BM25Index([tokenize(paper_text(p)) for p in papers])
         query: dict[str, float] = {}
         for token in tokenize(profile_text(profile)):
@@ -175,7 +179,7 @@ def bm25_ranker(profile: Profile) -> Ranker:
 def embedding_ranker(profile: Profile, embedder: Embedder) -> Ranker:
     """Baseline: cosine similarity of each paper to the embedding of the whole profile."""
 
-    def rank(papers: Sequence[Paper], post: Post) -> list[str]:
+    def rank(papers: Sequence[Paper], post: RecordedPost) -> list[str]:
         query = embedder.embed([profile_text(profile)])[0]
         scores = embedder.embed([paper_text(p) for p in papers]) @ query
         return [papers[i].id for i in np.argsort(-scores, kind="stable")]
@@ -183,7 +187,7 @@ def embedding_ranker(profile: Profile, embedder: Embedder) -> Ranker:
     return rank
 
 
-def _ranks(order: Sequence[str], post: Post) -> list[int | None]:
+def _ranks(order: Sequence[str], post: RecordedPost) -> list[int | None]:
     position = {paper_id: i + 1 for i, paper_id in enumerate(order)}
     return [position.get(paper_id) for paper_id, _ in post.picks]
 
@@ -192,19 +196,47 @@ def _ranks(order: Sequence[str], post: Post) -> list[int | None]:
 FEEDBACK_TIME = "T12:00:00+00:00"  # replayed feedback is dated at noon of its listing day
 
 
+class ReplayListings(PaperArchive, Protocol):
+    def save(self, listing: Listing) -> None: ...
+
+
+class ReplayFeedback(FeedbackLog, Protocol):
+    def add(
+        self,
+        paper_id: str,
+        signal: Signal,
+        note: str | None = None,
+        source: str = "cli",
+        created_at: str | None = None,
+    ) -> None: ...
+
+
+class ReplayStore(Protocol):
+    """Where ``--learn`` replays the history (a scratch ``Store``: the same path real
+    feedback takes, so the learner reads it exactly as in a daily run)."""
+
+    @property
+    def listings(self) -> ReplayListings: ...
+
+    @property
+    def feedback(self) -> ReplayFeedback: ...
+
+
 def replay_history(
-    store: Store, posts: Sequence[Post], listings: Mapping[date, Sequence[Paper]]
+    store: ReplayStore,
+    posts: Sequence[RecordedPost],
+    listings: Mapping[date, Sequence[Paper]],
 ) -> None:
     """Feed posts to the store as the reader's feedback (the same calls the CLI makes):
     the picked papers as ``picked``, the rest of that listing as ``shown``."""
     for post in posts:
         papers = listings[post.listing_day]
-        store.save_listing(Listing(post.listing_day, tuple(papers), source="eval-replay"))
+        store.listings.save(Listing(post.listing_day, tuple(papers), source="eval-replay"))
         when = post.listing_day.isoformat() + FEEDBACK_TIME
         picked = {paper_id for paper_id, _ in post.picks}
         for paper in papers:
-            signal = "picked" if paper.id in picked else "shown"
-            store.add_feedback(paper.id, signal, source="eval-replay", created_at=when)
+            signal = Signal.PICKED if paper.id in picked else Signal.SHOWN
+            store.feedback.add(paper.id, signal, source="eval-replay", created_at=when)
 
 
 @dataclass
@@ -230,7 +262,7 @@ def evaluate_ranking(
     profile: Profile,
     embedder: Embedder,
     *,
-    learn: bool = False,
+    replay: ReplayStore | None = None,
     since: date | None = None,
     feedback_settings: Mapping[str, Any] | None = None,
     judge_replay: Mapping[str, Mapping[str, Verdict]] | None = None,
@@ -238,9 +270,9 @@ def evaluate_ranking(
 ) -> EvaluationReport:
     """Rank every post's listing and compare with the real picks (see module docstring).
 
-    With ``learn``, before ranking a post, every post whose listing day is strictly earlier
-    (including posts before ``since``) has been replayed into a temporary store, and the
-    learned scorer is trained from that store with ``before`` = the ranked listing day.
+    With a ``replay`` store (``--learn``), before ranking a post, every post whose listing day
+    is strictly earlier (including posts before ``since``) has been replayed into it, and the
+    learned scorer is trained from it with ``before`` = the ranked listing day.
     ``judge_replay`` (recorded LLM judge verdicts by listing day, see ``rank.judge``) is
     applied to each day's ranking exactly as a live judge's verdicts would be.
     """
@@ -248,7 +280,7 @@ def evaluate_ranking(
     posts = [p for p in all_posts if since is None or p.digest_date >= since]
     if not posts:
         raise EvaluationError(f"no posts in {picks_path} on or after {since}", "check --since")
-    needed = {p.listing_day for p in (all_posts if learn else posts)}
+    needed = {p.listing_day for p in (all_posts if replay is not None else posts)}
     listings = {day: load_listing_file(find_listing(listings_dir, day)) for day in sorted(needed)}
     rankers: dict[str, Ranker] = {
         "random": random_ranker(),
@@ -257,47 +289,40 @@ def evaluate_ranking(
     }
     system_results: list[PostResult] = []
     baseline_results: dict[str, list[PostResult]] = {name: [] for name in rankers}
-    with tempfile.TemporaryDirectory(prefix="paperbrief-eval-") as scratch:
-        store = open_store(Path(scratch) / "replay.db") if learn else None
-        fed: set[int] = set()
-        try:
-            for post in posts:
-                if progress:
-                    progress(f"{post.digest_date} (listing {post.listing_day})")
-                papers = listings[post.listing_day]
-                model: FeedbackModel | None = None
-                if store is not None:
-                    earlier = [
-                        (i, p)
-                        for i, p in enumerate(all_posts)
-                        if p.listing_day < post.listing_day and i not in fed
-                    ]
-                    replay_history(store, [p for _, p in earlier], listings)
-                    fed.update(i for i, _ in earlier)
-                    model = load_feedback(
-                        store,
-                        embedder,
-                        before=post.listing_day.isoformat() + "T00:00:00+00:00",
-                        **{**learner_settings(profile), **(feedback_settings or {})},
-                    )
-                ranking = rank_papers(papers, profile, embedder, feedback=model)
-                if judge_replay is not None:
-                    verdicts = judge_replay.get(post.listing_day.isoformat(), {})
-                    ranking = apply_verdicts(ranking, verdicts, profile)
-                result = PostResult(post, _ranks([s.paper.id for s in ranking], post))
-                stars = {s.paper.id: s.stars for s in ranking}
-                result.pick_stars = [stars.get(paper_id) for paper_id, _ in post.picks]
-                if model is not None:
-                    result.learned_from = model.positives + model.negatives
-                    result.latest_feedback = model.latest_example
-                system_results.append(result)
-                for name, ranker in rankers.items():
-                    baseline_results[name].append(
-                        PostResult(post, _ranks(ranker(papers, post), post))
-                    )
-        finally:
-            if store is not None:
-                store.close()
+    fed: set[int] = set()
+    for post in posts:
+        if progress:
+            progress(f"{post.digest_date} (listing {post.listing_day})")
+        papers = listings[post.listing_day]
+        model: FeedbackModel | None = None
+        if replay is not None:
+            earlier = [
+                (i, p)
+                for i, p in enumerate(all_posts)
+                if p.listing_day < post.listing_day and i not in fed
+            ]
+            replay_history(replay, [p for _, p in earlier], listings)
+            fed.update(i for i, _ in earlier)
+            model = load_feedback(
+                replay.feedback,
+                replay.listings,
+                embedder,
+                before=post.listing_day.isoformat() + "T00:00:00+00:00",
+                **{**learner_settings(profile), **(feedback_settings or {})},
+            )
+        ranking = rank_papers(papers, profile, embedder, feedback=model)
+        if judge_replay is not None:
+            verdicts = judge_replay.get(post.listing_day.isoformat(), {})
+            ranking = apply_verdicts(ranking, verdicts, profile)
+        result = PostResult(post, _ranks([s.paper.id for s in ranking], post))
+        stars = {s.paper.id: s.stars for s in ranking}
+        result.pick_stars = [stars.get(paper_id) for paper_id, _ in post.picks]
+        if model is not None:
+            result.learned_from = model.positives + model.negatives
+            result.latest_feedback = model.latest_example
+        system_results.append(result)
+        for name, ranker in rankers.items():
+            baseline_results[name].append(PostResult(post, _ranks(ranker(papers, post), post)))
     return EvaluationReport(
         posts=len(posts),
         picks=sum(len(p.picks) for p in posts),

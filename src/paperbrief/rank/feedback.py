@@ -1,6 +1,6 @@
 """The learned scorer: what the reader's own signals say about a new paper.
 
-Signals (``store.feedback_events``) become weighted examples: picked / 👍 / saved / read
+Signals (``store.feedback``) become weighted examples: picked / 👍 / saved / read
 are positives, 👎 / not interested are negatives, papers only shown count as negatives,
 and a listing day the reader accepted papers from counts its other papers as shown.
 Recent feedback weighs more (exponential decay, ``half_life_days``) because interests
@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from paperbrief.models import Listing, Paper
+from paperbrief.models import Listing, Paper, Signal
 from paperbrief.profile import Profile
 from paperbrief.rank.embed import Embedder
 from paperbrief.rank.scorers import (
@@ -36,16 +36,17 @@ from paperbrief.rank.scorers import (
     line_query_text,
     zscore,
 )
+from paperbrief.records import FeedbackEvent
 
 # Per signal: (label, weight). The strongest, most recent explicit signal decides a paper.
-SIGNALS: dict[str, tuple[int, float]] = {
-    "picked": (1, 1.0),
-    "up": (1, 1.0),
-    "save": (1, 1.2),
-    "read": (1, 0.5),
-    "down": (0, 1.0),
-    "hide": (0, 1.5),
-    "shown": (0, 1.0),
+SIGNAL_WEIGHTS: dict[Signal, tuple[int, float]] = {
+    Signal.PICKED: (1, 1.0),
+    Signal.UP: (1, 1.0),
+    Signal.SAVE: (1, 1.2),
+    Signal.READ: (1, 0.5),
+    Signal.DOWN: (0, 1.0),
+    Signal.HIDE: (0, 1.5),
+    Signal.SHOWN: (0, 1.0),
 }
 
 
@@ -59,27 +60,28 @@ class FeedbackExample:
     when: str
 
 
+Event = tuple[str, Signal, str]  # (paper id, signal, ISO timestamp)
+
+
 def examples_from_events(
-    events: Iterable[tuple[str, str, str]], papers: dict[str, Paper]
+    events: Iterable[Event], papers: dict[str, Paper]
 ) -> list[FeedbackExample]:
     """Turn ``(paper_id, signal, created_at)`` events into one example per known paper.
 
     An explicit signal (anything but ``shown``) overrides ``shown``; among explicit ones
     the latest wins. Papers not in ``papers`` are skipped (their text is unknown).
     """
-    latest: dict[str, tuple[str, str]] = {}
+    latest: dict[str, tuple[Signal, str]] = {}
     for paper_id, signal, created_at in events:
-        if signal not in SIGNALS:
-            continue
         previous = latest.get(paper_id)
-        if previous is None or previous[0] == "shown" or signal != "shown":
+        if previous is None or previous[0] == Signal.SHOWN or signal != Signal.SHOWN:
             latest[paper_id] = (signal, created_at)
     examples = []
     for paper_id, (signal, created_at) in latest.items():
         paper = papers.get(paper_id)
         if paper is None:
             continue
-        label, weight = SIGNALS[signal]
+        label, weight = SIGNAL_WEIGHTS[signal]
         examples.append(FeedbackExample(paper, label, weight, created_at[:10]))
     return examples
 
@@ -286,22 +288,26 @@ class FeedbackModel:
         return ScorerResult(self.name, additive=values, weight=weight)
 
 
-class FeedbackStore(Protocol):
-    """What the learner reads from the store (``paperbrief.store.Store`` implements it)."""
+class FeedbackLog(Protocol):
+    """The reader's recorded signals (the store's ``feedback`` part implements it)."""
 
-    def feedback_events(self, before: str | None = None) -> list[Any]: ...
+    def events(self, before: str | None = None) -> Sequence[FeedbackEvent]: ...
 
-    def get_papers(self, paper_ids: Iterable[str]) -> dict[str, Paper]: ...
 
-    def load_listing(self, day: date) -> Listing | None: ...
+class PaperArchive(Protocol):
+    """Stored papers and listings (the store's ``listings`` part implements it)."""
+
+    def papers(self, paper_ids: Iterable[str]) -> dict[str, Paper]: ...
+
+    def load(self, day: date) -> Listing | None: ...
 
 
 def implicit_negatives(
-    store: FeedbackStore,
-    events: Sequence[tuple[str, str, str]],
+    archive: PaperArchive,
+    events: Sequence[Event],
     papers: dict[str, Paper],
     before: str | None,
-) -> list[tuple[str, str, str]]:
+) -> list[Event]:
     """``shown`` events for the rest of each stored listing the reader accepted a paper from.
 
     The daily run records only what the reader does (picked, 👍, saved …); a listing day with
@@ -313,24 +319,24 @@ def implicit_negatives(
     shown_days: set[str] = set()
     for paper_id, signal, created_at in events:
         paper = papers.get(paper_id)
-        if paper is None or not paper.announced or signal not in SIGNALS:
+        if paper is None or not paper.announced:
             continue
-        if signal == "shown":
+        if signal == Signal.SHOWN:
             shown_days.add(paper.announced)
-        elif SIGNALS[signal][0] == 1:
+        elif SIGNAL_WEIGHTS[signal][0] == 1:
             accepted_days.setdefault(paper.announced, created_at)
     known = {paper_id for paper_id, _, _ in events}
     cutoff = before[:10] if before else None
-    extra: list[tuple[str, str, str]] = []
+    extra: list[Event] = []
     for day, created_at in sorted(accepted_days.items()):
         if day in shown_days or (cutoff is not None and day >= cutoff):
             continue
-        listing = store.load_listing(date.fromisoformat(day))
+        listing = archive.load(date.fromisoformat(day))
         for paper in listing.papers if listing else ():
             if paper.id not in known:
                 known.add(paper.id)
                 papers[paper.id] = paper
-                extra.append((paper.id, "shown", created_at))
+                extra.append((paper.id, Signal.SHOWN, created_at))
     return extra
 
 
@@ -340,7 +346,8 @@ def learner_settings(profile: Profile) -> dict[str, Any]:
 
 
 def load_feedback(
-    store: FeedbackStore,
+    log: FeedbackLog,
+    archive: PaperArchive,
     embedder: Embedder,
     *,
     before: str | None = None,
@@ -355,10 +362,9 @@ def load_feedback(
     ``shown`` (see :func:`implicit_negatives`). This is the one path from stored signals to
     the learned scorer, used by the daily run and by ``paperbrief eval ranking --learn``.
     """
-    stored = store.feedback_events(before=before)
-    events = [(e.paper_id, e.signal, e.created_at) for e in stored]
-    papers = store.get_papers(paper_id for paper_id, _, _ in events)
-    events += implicit_negatives(store, events, papers, before)
+    events: list[Event] = [(e.paper_id, e.signal, e.created_at) for e in log.events(before)]
+    papers = archive.papers(paper_id for paper_id, _, _ in events)
+    events += implicit_negatives(archive, events, papers, before)
     examples = examples_from_events(events, papers)
     if today is None and before is not None:
         today = date.fromisoformat(before[:10])

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import cast
 
-from paperbrief.errors import EXIT_FETCH_FAILED, EXIT_NO_ANNOUNCEMENT, EmptyDay, SourceError
+from paperbrief.errors import EmptyDay, FetchFailed, NoAnnouncement, SourceError
 from paperbrief.http import HostUnreachable, PoliteClient
-from paperbrief.models import EmptyReason, Listing, ListingKind, Paper
+from paperbrief.models import Listing, ListingKind, Paper
 from paperbrief.sources.arxiv_api import DEFAULT_API_BASE, fetch_papers
 from paperbrief.sources.arxiv_feed import feed_url, parse_feed
 from paperbrief.sources.days import is_listing_weekday
@@ -82,19 +82,16 @@ def fetch_listing(
 
     ``Listing.notes`` records every fallback. ``Paper.listings`` maps each requested
     category the paper appeared in to new/cross/replace (new only in its primary category).
-    Raises ``EmptyDay`` with reason ``no_announcement`` (``EXIT_NO_ANNOUNCEMENT``) for a
-    Saturday/Sunday, or a weekday arXiv announced nothing for (holiday, or before 20:00
-    US-Eastern); with reason ``fetch_failed`` (``EXIT_FETCH_FAILED``) when no source could be
+    Raises ``NoAnnouncement`` for a Saturday/Sunday, or a weekday arXiv announced nothing
+    for (holiday, or before 20:00 US-Eastern); ``FetchFailed`` when no source could be
     read, or the day is older than the /pastweek pages reach.
     """
     if not categories:
         raise ValueError("fetch_listing needs at least one category")
     if not is_listing_weekday(day):
-        raise EmptyDay(
-            reason=EmptyReason.NO_ANNOUNCEMENT.value,
-            message=f"arXiv has no listing on {day:%A} {day.isoformat()}",
-            hint="listings exist Monday to Friday; pick a weekday with --date",
-            exit_code=EXIT_NO_ANNOUNCEMENT,
+        raise NoAnnouncement(
+            f"arXiv has no listing on {day:%A} {day.isoformat()}",
+            "listings exist Monday to Friday; pick a weekday with --date",
         )
     attempt = _Attempt(day=day)
     announced, source = _from_feed(attempt, categories, client, rss_base, previous_ids)
@@ -117,25 +114,19 @@ def fetch_listing(
 def _empty_day(attempt: _Attempt) -> EmptyDay:
     day = attempt.day.isoformat()
     if attempt.too_old:
-        return EmptyDay(
-            reason=EmptyReason.FETCH_FAILED.value,
-            message=f"{day} is older than the past week that arXiv's /list pages show",
-            hint="use --listing FILE with a saved snapshot of that day",
-            exit_code=EXIT_FETCH_FAILED,
+        return FetchFailed(
+            f"{day} is older than the past week that arXiv's /list pages show",
+            "use --listing FILE with a saved snapshot of that day",
         )
     if attempt.pages_read == 0:
-        return EmptyDay(
-            reason=EmptyReason.FETCH_FAILED.value,
-            message=f"could not fetch the arXiv listing for {day}: "
+        return FetchFailed(
+            f"could not fetch the arXiv listing for {day}: "
             + "; ".join(attempt.failures or attempt.notes),
-            hint="check the network and rerun later, or use --listing FILE",
-            exit_code=EXIT_FETCH_FAILED,
+            "check the network and rerun later, or use --listing FILE",
         )
-    return EmptyDay(
-        reason=EmptyReason.NO_ANNOUNCEMENT.value,
-        message=f"arXiv announced nothing for {day}: " + "; ".join(attempt.notes),
-        hint="a holiday, or the listing is not out yet (20:00 US-Eastern); rerun later",
-        exit_code=EXIT_NO_ANNOUNCEMENT,
+    return NoAnnouncement(
+        f"arXiv announced nothing for {day}: " + "; ".join(attempt.notes),
+        "a holiday, or the listing is not out yet (20:00 US-Eastern); rerun later",
     )
 
 

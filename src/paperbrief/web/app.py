@@ -24,6 +24,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from paperbrief.errors import ProfileError
+from paperbrief.fulltext.present import document_outline
+from paperbrief.models import Signal
 from paperbrief.profile import parse_profile, profile_template
 from paperbrief.store import Store, open_store
 from paperbrief.web import reading
@@ -32,6 +34,7 @@ from paperbrief.web.security import CSRF_FIELD, AccessMiddleware, verified_form
 
 STATIC = Path(__file__).parent / "static"
 RANKING_PAGE = 150  # rows shown before "show all"
+BUTTONS = frozenset(signal.value for signal in Signal if signal.is_button)
 
 
 class Site:
@@ -102,27 +105,33 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
     async def archive_page(request: Request) -> Response:
         with site.store() as store:
             entries = reading.archive(store)
-            states = reading.feedback_states(store.feedback_events())
+            states = store.feedback.states()
         return site.render(request, "archive.html", entries=entries, states=states)
 
     async def digest_page(request: Request) -> Response:
         day = _day(request.path_params["day"])
         with site.store() as store:
-            digest, html = reading.load_stored_digest(store, day) if day else (None, "")
-            states = reading.feedback_states(store.feedback_events())
-            deliveries = store.deliveries(day) if day else []
-        if not html:
+            stored = store.digests.load(day) if day else None
+            states = store.feedback.states()
+            deliveries = store.deliveries.of(day) if day else []
+        if stored is None:
             return not_found(request, request.path_params["day"])
         return site.render(
-            request, "digest.html", day=day, digest=digest, states=states, deliveries=deliveries
+            request,
+            "digest.html",
+            day=day,
+            digest=stored.digest,
+            states=states,
+            deliveries=deliveries,
         )
 
     async def digest_file(request: Request) -> Response:
         day = _day(request.path_params["day"])
         with site.store() as store:
-            _, html = reading.load_stored_digest(store, day) if day else (None, "")
-        if not html:
+            stored = store.digests.load(day) if day else None
+        if stored is None:
             return not_found(request, request.path_params["day"])
+        html = stored.html
         if request.query_params.get("framed") == "1":
             # Inside the digest page's frame, links open in a new tab instead of the frame.
             html = html.replace("<head>", '<head><base target="_blank">', 1)
@@ -137,13 +146,14 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
     async def paper_page(request: Request) -> Response:
         paper_id = request.path_params["paper_id"]
         with site.store() as store:
-            paper = store.get_paper(paper_id)
+            paper = store.listings.paper(paper_id)
             if paper is None:
                 return not_found(request, paper_id)
-            briefs = reading.briefs_of(store, paper_id)
-            outline = reading.document_outline(store, paper_id)
-            history = [e for e in store.feedback_for(paper_id) if e.signal in reading.SIGNALS]
-            states = reading.feedback_states(store.feedback_for(paper_id))
+            briefs = store.digests.briefs_of(paper_id)
+            document = store.documents.load(paper_id)
+            outline = document_outline(document) if document else None
+            history = [e for e in store.feedback.for_paper(paper_id) if e.signal.is_button]
+            states = store.feedback.states(paper_id)
         return site.render(
             request,
             "paper.html",
@@ -161,7 +171,7 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
         show_all = request.query_params.get("all") == "1"
         with site.store() as store:
             ranked = reading.ranking_day(store, day)
-            states = reading.feedback_states(store.feedback_events())
+            states = store.feedback.states()
         if ranked is None and day is not None:
             return not_found(request, day.isoformat())
         rows = (
@@ -179,9 +189,9 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
         papers, digests = [], []
         with site.store() as store:
             if query:
-                papers = store.search_papers(query, limit=50)
-                digests = reading.search_digests(store, query)
-            states = reading.feedback_states(store.feedback_events())
+                papers = store.listings.search(query, limit=50)
+                digests = store.digests.search(query)
+            states = store.feedback.states()
         return site.render(
             request, "search.html", query=query, papers=papers, digests=digests, states=states
         )
@@ -192,13 +202,13 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
         signal = str(form.get("signal") or "")
         note = str(form.get("note") or "").strip()[:2000] or None
         target = _safe_next(str(form.get("next") or "/"))
-        if signal not in reading.SIGNALS or not paper_id:
+        if signal not in BUTTONS or not paper_id:
             return HTMLResponse("unknown feedback signal", status_code=400)
         with site.store() as store:
-            if store.get_paper(paper_id) is None:
+            if store.listings.paper(paper_id) is None:
                 return not_found(request, paper_id)
             # Same path as `paperbrief feedback`: one event in the store's feedback table.
-            store.add_feedback(paper_id, signal, note, source="web")
+            store.feedback.add(paper_id, Signal(signal), note, source="web")
         anchor = "#p-" + quote(paper_id, safe="")
         return RedirectResponse(target.split("#", 1)[0] + anchor, status_code=303)
 

@@ -1,0 +1,158 @@
+"""What the store keeps besides the stage values of ``models.py``: typed records.
+
+The store returns these and takes them (or the values inside them); no caller ever sees a
+database row or a JSON string. They live outside ``store/`` so that a stage can name them
+in the small protocol it needs without importing the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from paperbrief.models import Digest, Signal
+
+
+@dataclass(frozen=True)
+class StoredDigest:
+    """A published digest: the structured value and exactly what was rendered from it."""
+
+    digest: Digest
+    markdown: str
+    html: str
+    writer: str  # "offline" or the writer model
+    created_at: str  # ISO timestamp (UTC)
+
+    @property
+    def digest_date(self) -> date:
+        return self.digest.digest_date
+
+    @property
+    def listing_day(self) -> date:
+        return self.digest.listing_day
+
+    @property
+    def language(self) -> str:
+        return self.digest.language
+
+    @property
+    def title(self) -> str:
+        return self.digest.title
+
+
+@dataclass(frozen=True)
+class PickedPaper:
+    """One pick of a digest as the archive lists it."""
+
+    paper_id: str
+    title: str
+    stars: int
+
+
+@dataclass(frozen=True)
+class DigestEntry:
+    """A digest in the archive: what it is, without its bodies."""
+
+    digest_date: date
+    language: str
+    listing_day: date
+    writer: str
+    title: str
+    created_at: str
+    picks: tuple[PickedPaper, ...] = ()
+
+
+@dataclass(frozen=True)
+class DigestHit:
+    """A digest whose text matches a search, with the matching passage."""
+
+    digest_date: date
+    language: str
+    title: str
+    snippet: str
+
+
+@dataclass(frozen=True)
+class DeliveryStatus:
+    """Where one channel stands with one digest."""
+
+    digest_date: date
+    channel: str
+    status: str  # "sent" | "failed"
+    attempts: int
+    last_error: str | None
+    sent_at: str | None
+    updated_at: str
+
+    @property
+    def sent(self) -> bool:
+        return self.status == "sent"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One recorded invocation of a command (``paperbrief run`` …)."""
+
+    id: int
+    command: str
+    listing_day: date | None
+    digest_date: date | None
+    fingerprint: str | None
+    started_at: str
+    finished_at: str | None
+    status: str  # running | ok | reused | failed | crashed
+    detail: str | None
+
+
+@dataclass(frozen=True)
+class FeedbackEvent:
+    """One signal about one paper, as recorded."""
+
+    paper_id: str
+    signal: Signal
+    note: str | None
+    source: str  # cli | web | import:<file> | eval-replay
+    created_at: str  # ISO timestamp
+
+
+@dataclass
+class FeedbackState:
+    """The reader's standing verdict on one paper: the latest button signal, and the notes."""
+
+    signals: set[Signal]
+    notes: list[str]
+    last: str = ""
+
+
+@dataclass(frozen=True)
+class LLMCall:
+    """One LLM request (or cache hit) and what it cost."""
+
+    role: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float
+    latency_ms: int
+    outcome: str  # ok | cached | http-503 | timeout | budget-exhausted | …
+    cache_key: str | None = None
+    day: str | None = None  # the budget day (ISO date)
+    run_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What the recorded calls of one budget day cost."""
+
+    tokens: int = 0
+    cost: float = 0.0
+
+
+@dataclass(frozen=True)
+class CachedAnswer:
+    """An LLM answer kept by content hash, and what it cost when it was first asked."""
+
+    model: str
+    response: str
+    prompt_tokens: int
+    completion_tokens: int

@@ -1,0 +1,112 @@
+"""The store: the only package that touches SQLite.
+
+``open_store(path)`` returns a :class:`Store`, a façade over one connection whose parts are
+named by what they keep::
+
+    store.listings     papers and listing days          (listings.py)
+    store.rankings     each day's ranking               (daily.py)
+    store.picks        each digest's picks              (daily.py)
+    store.briefs       each pick's written brief        (daily.py)
+    store.digests      published digests                (daily.py)
+    store.outputs      files written                    (daily.py)
+    store.runs         runs of the daily job            (daily.py)
+    store.embeddings   embedding vectors                (caches.py)
+    store.documents    parsed full texts                (caches.py)
+    store.llm          LLM calls, spend, answer cache   (caches.py)
+    store.feedback     the reader's signals             (feedback.py)
+    store.deliveries   delivery state per channel       (feedback.py)
+
+Reads return typed values (``models``, ``records``, ``Document``); writes take values;
+serialisation happens inside through one codec (``codec.py``). The schema is a list of
+named migrations applied on connect (``schema.py``). Every write commits at once, so a crash
+loses nothing already done. The façade alone owns thread safety: every part runs its SQL
+through the one ``Database`` (``database.py``) and its lock.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from paperbrief.errors import StoreError
+from paperbrief.store.caches import Documents, Embeddings, LLMRecords
+from paperbrief.store.daily import Briefs, Digests, Outputs, Picks, Rankings, Runs
+from paperbrief.store.database import Database, store_error
+from paperbrief.store.feedback import Deliveries, Feedback
+from paperbrief.store.listings import Listings
+from paperbrief.store.schema import migrate
+
+
+class Store:
+    """A connection to the paperbrief database. Create with :func:`open_store`."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self.path = path
+        self._db = Database(connection, path)
+        self.listings = Listings(self._db)
+        self.rankings = Rankings(self._db, self.listings)
+        self.picks = Picks(self._db)
+        self.briefs = Briefs(self._db)
+        self.digests = Digests(self._db, self.picks)
+        self.outputs = Outputs(self._db)
+        self.runs = Runs(self._db)
+        self.embeddings = Embeddings(self._db)
+        self.documents = Documents(self._db)
+        self.llm = LLMRecords(self._db)
+        self.feedback = Feedback(self._db)
+        self.deliveries = Deliveries(self._db)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def schema_version(self) -> int:
+        with self._db.read() as db:
+            return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def open_store(path: Path) -> Store:
+    """Open (creating if needed) the database at ``path`` and apply pending migrations."""
+    if path.parent.exists() and not path.parent.is_dir():
+        raise StoreError(
+            f"cannot create the database in {path.parent}: it is a file, not a folder",
+            "point PAPERBRIEF_HOME at a folder (it is created when missing)",
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreError(
+            f"cannot create the data folder {path.parent}: {error.strerror or error}",
+            "point PAPERBRIEF_HOME at a writable folder",
+        ) from error
+    try:
+        connection = sqlite3.connect(path, timeout=30, check_same_thread=False)
+        connection.row_factory = sqlite3.Row
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA foreign_keys=ON")
+        migrate(connection, path)
+    except sqlite3.Error as error:
+        raise store_error(error, path) from error
+    return Store(connection, path)
+
+
+@contextmanager
+def temporary_store() -> Iterator[Store]:
+    """A store in a fresh temporary folder, removed afterwards (e.g. for evaluation replays)."""
+    with tempfile.TemporaryDirectory(prefix="paperbrief-") as folder:
+        store = open_store(Path(folder) / "paperbrief.db")
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+__all__ = ["Store", "open_store", "temporary_store"]

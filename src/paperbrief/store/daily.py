@@ -1,0 +1,386 @@
+"""The daily record: each day's ranking, picks, briefs, digest, output files and runs."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from datetime import date
+
+from paperbrief.models import Digest, Paper, PaperBrief, ScoredPaper
+from paperbrief.records import DigestEntry, DigestHit, PickedPaper, Run, StoredDigest
+from paperbrief.store import codec
+from paperbrief.store.database import Database, now
+from paperbrief.store.listings import Listings
+
+SNIPPET_CONTEXT = 60  # characters shown each side of a search hit
+
+
+class Rankings:
+    """``store.rankings``: a day's full ranking, kept per ranking fingerprint."""
+
+    def __init__(self, db: Database, listings: Listings) -> None:
+        self._db = db
+        self._listings = listings
+
+    def save(self, day: date, fingerprint: str, ranking: Iterable[ScoredPaper]) -> None:
+        with self._db.write() as db:
+            db.execute(
+                "DELETE FROM scores WHERE day=? AND profile_fingerprint=?",
+                (day.isoformat(), fingerprint),
+            )
+            db.executemany(
+                "INSERT INTO scores (day, profile_fingerprint, paper_id, rank, score, stars,"
+                " line, matched_terms, components, reason) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        day.isoformat(),
+                        fingerprint,
+                        item.paper.id,
+                        item.rank,
+                        item.score,
+                        item.stars,
+                        item.line,
+                        json.dumps(list(item.matched_terms), ensure_ascii=False),
+                        json.dumps(item.components),
+                        item.reason,
+                    )
+                    for item in ranking
+                ],
+            )
+
+    def load(self, day: date, fingerprint: str | None = None) -> list[ScoredPaper]:
+        """The stored ranking of a day, best first (the latest fingerprint when none given)."""
+        key = day.isoformat()
+        with self._db.read() as db:
+            if fingerprint is None:
+                row = db.execute(
+                    "SELECT profile_fingerprint FROM scores WHERE day=?"
+                    " ORDER BY rowid DESC LIMIT 1",
+                    (key,),
+                ).fetchone()
+                if row is None:
+                    return []
+                fingerprint = row[0]
+            rows = db.execute(
+                "SELECT * FROM scores WHERE day=? AND profile_fingerprint=? ORDER BY rank",
+                (key, fingerprint),
+            ).fetchall()
+        listing = self._listings.load(day)
+        papers: dict[str, Paper] = {p.id: p for p in listing.papers} if listing else {}
+        missing = [row["paper_id"] for row in rows if row["paper_id"] not in papers]
+        papers.update(self._listings.papers(missing))
+        return [_scored(row, papers[row["paper_id"]]) for row in rows if row["paper_id"] in papers]
+
+    def days(self) -> list[date]:
+        """Listing days that have a stored ranking, newest first."""
+        with self._db.read() as db:
+            rows = db.execute("SELECT DISTINCT day FROM scores ORDER BY day DESC").fetchall()
+        return [date.fromisoformat(row[0]) for row in rows]
+
+
+def _scored(row: sqlite3.Row, paper: Paper) -> ScoredPaper:
+    return ScoredPaper(
+        paper=paper,
+        score=row["score"],
+        stars=row["stars"],
+        line=row["line"],
+        matched_terms=tuple(json.loads(row["matched_terms"])),
+        components=json.loads(row["components"]),
+        reason=row["reason"],
+        rank=row["rank"],
+    )
+
+
+class Picks:
+    """``store.picks``: which papers each digest deep-reads, in digest order."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def save(self, digest_date: date, listing_day: date, picks: Sequence[ScoredPaper]) -> None:
+        stamp = now()
+        with self._db.write() as db:
+            db.execute("DELETE FROM picks WHERE digest_date=?", (digest_date.isoformat(),))
+            db.executemany(
+                "INSERT INTO picks (digest_date, listing_day, paper_id, position, stars,"
+                " created_at) VALUES (?,?,?,?,?,?)",
+                [
+                    (
+                        digest_date.isoformat(),
+                        listing_day.isoformat(),
+                        p.paper.id,
+                        i,
+                        p.stars,
+                        stamp,
+                    )
+                    for i, p in enumerate(picks, start=1)
+                ],
+            )
+
+    def ids(self, digest_date: date) -> list[str]:
+        """The picks of a digest date, in digest order."""
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT paper_id FROM picks WHERE digest_date=? ORDER BY position",
+                (digest_date.isoformat(),),
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def dates_of(self, paper_id: str) -> list[date]:
+        """Digest dates that picked ``paper_id``, newest first."""
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT digest_date FROM picks WHERE paper_id=? ORDER BY digest_date DESC",
+                (paper_id,),
+            ).fetchall()
+        return [date.fromisoformat(row[0]) for row in rows]
+
+
+class Briefs:
+    """``store.briefs``: each pick's brief, kept as soon as it is written (resume point)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def save(self, digest_date: date, language: str, writer: str, brief: PaperBrief) -> None:
+        with self._db.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO briefs (digest_date, paper_id, language, writer, body,"
+                " created_at) VALUES (?,?,?,?,?,?)",
+                (
+                    digest_date.isoformat(),
+                    brief.paper.id,
+                    language,
+                    writer,
+                    codec.encode(brief),
+                    now(),
+                ),
+            )
+
+    def load(
+        self, digest_date: date, paper_id: str, language: str, writer: str
+    ) -> PaperBrief | None:
+        with self._db.read() as db:
+            row = db.execute(
+                "SELECT body FROM briefs WHERE digest_date=? AND paper_id=? AND language=?"
+                " AND writer=?",
+                (digest_date.isoformat(), paper_id, language, writer),
+            ).fetchone()
+        return codec.decode(PaperBrief, row[0]) if row else None
+
+
+class Digests:
+    """``store.digests``: published digests, as values and as rendered."""
+
+    def __init__(self, db: Database, picks: Picks) -> None:
+        self._db = db
+        self._picks = picks
+
+    def save(self, digest: Digest, writer: str, markdown: str, html: str) -> StoredDigest:
+        stamp = now()
+        with self._db.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO digests (digest_date, language, listing_day, writer,"
+                " title, markdown, html, body, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    digest.digest_date.isoformat(),
+                    digest.language,
+                    digest.listing_day.isoformat(),
+                    writer,
+                    digest.title,
+                    markdown,
+                    html,
+                    codec.encode(digest),
+                    stamp,
+                ),
+            )
+        return StoredDigest(digest, markdown, html, writer, stamp)
+
+    def load(self, digest_date: date, language: str | None = None) -> StoredDigest | None:
+        """The digest of a date (in ``language``, else the newest of any language)."""
+        with self._db.read() as db:
+            if language is None:
+                row = db.execute(
+                    "SELECT * FROM digests WHERE digest_date=? ORDER BY created_at DESC LIMIT 1",
+                    (digest_date.isoformat(),),
+                ).fetchone()
+            else:
+                row = db.execute(
+                    "SELECT * FROM digests WHERE digest_date=? AND language=?",
+                    (digest_date.isoformat(), language),
+                ).fetchone()
+        return _stored(row) if row is not None else None
+
+    def latest(self) -> StoredDigest | None:
+        with self._db.read() as db:
+            row = db.execute(
+                "SELECT * FROM digests ORDER BY digest_date DESC, created_at DESC LIMIT 1"
+            ).fetchone()
+        return _stored(row) if row is not None else None
+
+    def recent(self, limit: int) -> list[StoredDigest]:
+        """The newest ``limit`` digests (every language), newest first."""
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT * FROM digests ORDER BY digest_date DESC, language LIMIT ?", (limit,)
+            ).fetchall()
+        return [_stored(row) for row in rows]
+
+    def entries(self, limit: int = 365) -> list[DigestEntry]:
+        """The archive, newest first: each digest with its picks, without bodies."""
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT digest_date, language, listing_day, writer, title, created_at"
+                " FROM digests ORDER BY digest_date DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+            picked = db.execute(
+                "SELECT k.digest_date, k.paper_id, k.stars, COALESCE(p.title, '') AS title"
+                " FROM picks k LEFT JOIN papers p ON p.id = k.paper_id"
+                " ORDER BY k.digest_date, k.position"
+            ).fetchall()
+        by_date: dict[str, list[PickedPaper]] = {}
+        for row in picked:
+            by_date.setdefault(row["digest_date"], []).append(
+                PickedPaper(row["paper_id"], row["title"], row["stars"])
+            )
+        return [
+            DigestEntry(
+                digest_date=date.fromisoformat(row["digest_date"]),
+                language=row["language"],
+                listing_day=date.fromisoformat(row["listing_day"]),
+                writer=row["writer"],
+                title=row["title"],
+                created_at=row["created_at"],
+                picks=tuple(by_date.get(row["digest_date"], ())),
+            )
+            for row in rows
+        ]
+
+    def dates_for_listing(self, listing_day: date, language: str | None = None) -> list[date]:
+        """Digest dates already published from ``listing_day`` (in ``language`` if given)."""
+        query = "SELECT digest_date FROM digests WHERE listing_day=?"
+        args: tuple[str, ...] = (listing_day.isoformat(),)
+        if language is not None:
+            query, args = query + " AND language=?", (*args, language)
+        with self._db.read() as db:
+            rows = db.execute(query + " ORDER BY digest_date", args).fetchall()
+        return [date.fromisoformat(row[0]) for row in rows]
+
+    def briefs_of(self, paper_id: str) -> list[tuple[date, PaperBrief]]:
+        """Every published brief about a paper, newest digest first."""
+        found: list[tuple[date, PaperBrief]] = []
+        for digest_date in self._picks.dates_of(paper_id):
+            with self._db.read() as db:
+                rows = db.execute(
+                    "SELECT body FROM digests WHERE digest_date=?", (digest_date.isoformat(),)
+                ).fetchall()
+            for row in rows:
+                digest = codec.decode(Digest, row[0])
+                found.extend((digest_date, b) for b in digest.briefs if b.paper.id == paper_id)
+        return found
+
+    def search(self, query: str, limit: int = 30) -> list[DigestHit]:
+        """Digests whose Markdown mentions ``query``, newest first, with a snippet."""
+        needle = query.casefold()
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT digest_date, language, title, markdown FROM digests"
+                " WHERE instr(lower(markdown), lower(?)) > 0 ORDER BY digest_date DESC",
+                (query,),
+            ).fetchall()
+        hits: list[DigestHit] = []
+        for row in rows:
+            text = row["markdown"]
+            position = text.casefold().find(needle)
+            if position < 0:
+                continue  # SQLite's lower() and casefold() disagree on this text
+            start = max(position - SNIPPET_CONTEXT, 0)
+            snippet = text[start : position + len(query) + SNIPPET_CONTEXT].replace("\n", " ")
+            hits.append(
+                DigestHit(date.fromisoformat(row["digest_date"]), row["language"], row["title"],
+                          snippet)
+            )  # fmt: skip
+            if len(hits) >= limit:
+                break
+        return hits
+
+
+def _stored(row: sqlite3.Row) -> StoredDigest:
+    return StoredDigest(
+        digest=codec.decode(Digest, row["body"]),
+        markdown=row["markdown"],
+        html=row["html"],
+        writer=row["writer"],
+        created_at=row["created_at"],
+    )
+
+
+class Outputs:
+    """``store.outputs``: which files a digest was written to, with their hashes."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def record(self, digest_date: date, kind: str, path: str, sha256: str) -> None:
+        with self._db.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO outputs (digest_date, kind, path, sha256, written_at)"
+                " VALUES (?,?,?,?,?)",
+                (digest_date.isoformat(), kind, path, sha256, now()),
+            )
+
+
+class Runs:
+    """``store.runs``: every invocation of the daily job and how it ended."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def start(
+        self,
+        command: str,
+        listing_day: date | None = None,
+        digest_date: date | None = None,
+        fingerprint: str | None = None,
+    ) -> int:
+        with self._db.write() as db:
+            cursor = db.execute(
+                "INSERT INTO runs (command, listing_day, digest_date, profile_fingerprint,"
+                " started_at) VALUES (?,?,?,?,?)",
+                (
+                    command,
+                    listing_day.isoformat() if listing_day else None,
+                    digest_date.isoformat() if digest_date else None,
+                    fingerprint,
+                    now(),
+                ),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def finish(self, run_id: int, status: str, detail: str = "") -> None:
+        with self._db.write() as db:
+            db.execute(
+                "UPDATE runs SET finished_at=?, status=?, detail=? WHERE id=?",
+                (now(), status, detail, run_id),
+            )
+
+    def all(self) -> list[Run]:
+        """Every recorded run, oldest first."""
+        with self._db.read() as db:
+            rows = db.execute("SELECT * FROM runs ORDER BY id").fetchall()
+        return [
+            Run(
+                id=row["id"],
+                command=row["command"],
+                listing_day=date.fromisoformat(row["listing_day"]) if row["listing_day"] else None,
+                digest_date=date.fromisoformat(row["digest_date"]) if row["digest_date"] else None,
+                fingerprint=row["profile_fingerprint"],
+                started_at=row["started_at"],
+                finished_at=row["finished_at"],
+                status=row["status"],
+                detail=row["detail"],
+            )
+            for row in rows
+        ]

@@ -1,0 +1,216 @@
+"""The schema: named migrations, applied in order on connect, one transaction each.
+
+Never edit a migration that has shipped; add the next one at the end of ``MIGRATIONS``.
+``PRAGMA user_version`` counts the migrations applied, so a database made by a newer
+paperbrief (a higher count than this one knows) is refused instead of misread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from paperbrief.errors import StoreError
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def run_script(db: sqlite3.Connection, script: str) -> None:
+    """Execute several statements inside the caller's transaction.
+
+    (``executescript`` would commit first, so a failed migration could leave half a schema.)
+    """
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            db.execute(statement)
+            statement = ""
+    if statement.strip():
+        db.execute(statement)
+
+
+def m001_initial_schema(db: sqlite3.Connection) -> None:
+    """Papers, listings, the daily record (scores, picks, briefs, digests, outputs, runs),
+    caches (embeddings, documents, LLM calls and answers), feedback and deliveries."""
+    run_script(
+        db,
+        """
+        CREATE TABLE papers (
+            id TEXT PRIMARY KEY,            -- arXiv id without version
+            version INTEGER,
+            title TEXT NOT NULL,
+            authors TEXT NOT NULL,          -- JSON list
+            abstract TEXT NOT NULL,
+            categories TEXT NOT NULL,       -- JSON list
+            primary_category TEXT NOT NULL,
+            comment TEXT,
+            announced TEXT,
+            first_seen TEXT NOT NULL,
+            updated TEXT NOT NULL
+        );
+        CREATE TABLE listing_days (
+            day TEXT PRIMARY KEY,
+            source TEXT NOT NULL,
+            paper_count INTEGER NOT NULL,
+            notes TEXT NOT NULL DEFAULT '[]',
+            fetched_at TEXT NOT NULL
+        );
+        CREATE TABLE listings (
+            day TEXT NOT NULL,
+            category TEXT NOT NULL,
+            paper_id TEXT NOT NULL REFERENCES papers(id),
+            kind TEXT NOT NULL CHECK (kind IN ('new', 'cross', 'replace')),
+            PRIMARY KEY (day, category, paper_id)
+        );
+        CREATE INDEX listings_paper ON listings(paper_id);
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            command TEXT NOT NULL,
+            listing_day TEXT,
+            digest_date TEXT,
+            profile_fingerprint TEXT,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            status TEXT NOT NULL DEFAULT 'running',
+            detail TEXT
+        );
+        CREATE TABLE embeddings (
+            model TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (model, text_hash)
+        );
+        CREATE TABLE scores (
+            day TEXT NOT NULL,
+            profile_fingerprint TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            rank INTEGER NOT NULL,
+            score REAL NOT NULL,
+            stars INTEGER NOT NULL,
+            line TEXT,
+            matched_terms TEXT NOT NULL,    -- JSON list
+            components TEXT NOT NULL,       -- JSON object
+            reason TEXT NOT NULL,
+            PRIMARY KEY (day, profile_fingerprint, paper_id)
+        );
+        CREATE TABLE picks (
+            digest_date TEXT NOT NULL,
+            listing_day TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            stars INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (digest_date, paper_id)
+        );
+        CREATE TABLE briefs (
+            digest_date TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            language TEXT NOT NULL,
+            writer TEXT NOT NULL,
+            body TEXT NOT NULL,             -- JSON of the PaperBrief
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (digest_date, paper_id, language, writer)
+        );
+        CREATE TABLE digests (
+            digest_date TEXT NOT NULL,
+            language TEXT NOT NULL,
+            listing_day TEXT NOT NULL,
+            writer TEXT NOT NULL,
+            title TEXT NOT NULL,
+            markdown TEXT NOT NULL,
+            html TEXT NOT NULL,
+            body TEXT NOT NULL,             -- JSON of the Digest
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (digest_date, language)
+        );
+        CREATE TABLE outputs (
+            digest_date TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            path TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            written_at TEXT NOT NULL,
+            PRIMARY KEY (digest_date, kind, path)
+        );
+        CREATE TABLE documents (
+            paper_id TEXT PRIMARY KEY,
+            version INTEGER,
+            source TEXT NOT NULL,
+            body TEXT NOT NULL,             -- JSON of the Document
+            attempts TEXT NOT NULL,         -- JSON list: which sources failed and why
+            fetched_at TEXT NOT NULL
+        );
+        CREATE TABLE llm_calls (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id INTEGER,
+            day TEXT,
+            role TEXT NOT NULL,
+            model TEXT NOT NULL,
+            cache_key TEXT,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            cost REAL NOT NULL DEFAULT 0,
+            latency_ms INTEGER NOT NULL DEFAULT 0,
+            outcome TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE llm_cache (
+            key TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            response TEXT NOT NULL,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE feedback (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            paper_id TEXT NOT NULL,
+            signal TEXT NOT NULL CHECK (signal IN
+                ('picked', 'up', 'down', 'save', 'hide', 'read', 'shown')),
+            note TEXT,
+            source TEXT NOT NULL DEFAULT 'cli',
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX feedback_paper ON feedback(paper_id);
+        CREATE TABLE deliveries (
+            digest_date TEXT NOT NULL,
+            channel TEXT NOT NULL,
+            status TEXT NOT NULL,           -- 'sent' | 'failed'
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            sent_at TEXT,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (digest_date, channel)
+        );
+        """,
+    )
+
+
+def m002_picks_by_paper(db: sqlite3.Connection) -> None:
+    """Find the digests a paper was picked in without scanning every digest."""
+    db.execute("CREATE INDEX picks_paper ON picks(paper_id)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (m001_initial_schema, m002_picks_by_paper)
+
+
+def migrate(connection: sqlite3.Connection, path: Path) -> None:
+    """Apply the migrations this database lacks (each in its own transaction)."""
+    current = int(connection.execute("PRAGMA user_version").fetchone()[0])
+    if current > len(MIGRATIONS):
+        raise StoreError(
+            f"database {path} has schema version {current}, newer than this paperbrief knows"
+            f" ({len(MIGRATIONS)})",
+            "upgrade paperbrief, or point PAPERBRIEF_HOME at a fresh folder",
+        )
+    for number in range(current, len(MIGRATIONS)):
+        connection.execute("BEGIN")
+        try:
+            MIGRATIONS[number](connection)
+            connection.execute(f"PRAGMA user_version={number + 1}")
+        except BaseException:
+            connection.rollback()
+            raise
+        connection.commit()
