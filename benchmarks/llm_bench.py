@@ -4,7 +4,7 @@
 
 A real OpenAI-compatible server on 127.0.0.1 (tests/openai_server.py) answers every call
 after a random delay in ``--delay`` seconds with an answer of realistic length; prompt and
-completion tokens are counted with ``paperbrief.llm.estimate_tokens`` (chars/4 for Latin
+completion tokens are counted with ``paperbrief.text.estimate_tokens`` (chars/4 for Latin
 text, chars/1.5 for Chinese). The day runs with the profile's default ``[llm]`` settings:
 
 * judge: the ranking stage's real LLM judge (``rank.judge.judge_ranking``) screening the
@@ -32,12 +32,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from paperbrief.fulltext import read_local_file  # noqa: E402
-from paperbrief.llm import LLMClient, estimate_tokens  # noqa: E402
+from paperbrief.llm import LLMClient  # noqa: E402
 from paperbrief.models import Paper, ScoredPaper  # noqa: E402
 from paperbrief.profile import LLMSettings, ModelPrice, parse_profile  # noqa: E402
 from paperbrief.rank.judge import judge_ranking  # noqa: E402
 from paperbrief.sources.snapshot import load_snapshot  # noqa: E402
 from paperbrief.store import open_store  # noqa: E402
+from paperbrief.text import estimate_tokens  # noqa: E402
 from paperbrief.write.llm_writer import (  # noqa: E402
     write_briefs_llm,
     write_day_llm,

@@ -11,7 +11,6 @@ from paperbrief.fulltext.latexml import parse_latexml
 from paperbrief.fulltext.views import (
     budgeted_text,
     choose_figure,
-    estimate_tokens,
     evidence_index,
     results_tables,
     section_sentences,
@@ -19,6 +18,7 @@ from paperbrief.fulltext.views import (
     to_figure,
     to_table_data,
 )
+from paperbrief.text import estimate_tokens
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fulltext"
 

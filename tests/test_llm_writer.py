@@ -9,19 +9,19 @@ import pytest
 
 from paperbrief.errors import BudgetExhausted, LLMError
 from paperbrief.fulltext.document import Document
+from paperbrief.labels import labels_for
 from paperbrief.llm import LLMClient
 from paperbrief.models import PaperBrief
 from paperbrief.profile import LLMSettings
+from paperbrief.prompts import describe_profile
 from paperbrief.render.markdown import render_markdown
 from paperbrief.store import Store, open_store
-from paperbrief.write.labels import labels_for
 from paperbrief.write.llm_writer import (
     day_messages,
-    describe_profile,
     paper_messages,
-    system_prompt,
     write_briefs_llm,
     write_day_llm,
+    writer_system_prompt,
 )
 from paperbrief.write.verify import verify_markdown
 
@@ -105,7 +105,7 @@ def test_abstract_only_pick_is_written_as_such(store):
         prompt = server.requests[0]["messages"][1]["content"]
     assert "ONLY THE ABSTRACT IS AVAILABLE" in prompt and "extrapolation" in prompt
     assert brief.text_source == "abstract"
-    assert brief.notes == (labels_for("zh")["abstract_only"],)
+    assert brief.notes == (labels_for("zh").abstract_only,)
     assert brief.figure is None
 
 
@@ -118,7 +118,7 @@ def test_injected_instruction_stays_inside_the_paper_block(store):
     # The instructions are the same fixed text for every paper.
     assert clean[0] == injected[0] == {"role": "system", "content": clean[0]["content"]}
     assert "IGNORE ALL PREVIOUS" not in clean[0]["content"]
-    assert clean[0]["content"].startswith(system_prompt("zh"))
+    assert clean[0]["content"].startswith(writer_system_prompt("zh"))
     # The injected text sits only inside the delimited paper data and cannot close it.
     user = injected[1]["content"]
     start = user.index('<paper id="2605.10002" part="text"')

@@ -13,9 +13,10 @@ from paperbrief.cli import cli
 from paperbrief.errors import EXIT_UNVERIFIED
 from paperbrief.fulltext.document import Document
 from paperbrief.models import Digest, Listing
+from paperbrief.prompts import describe_profile
 from paperbrief.render.markdown import render_markdown
 from paperbrief.store import open_store
-from paperbrief.write.llm_writer import PaperRead, brief_from_read, describe_profile
+from paperbrief.write.llm_writer import PaperRead, brief_from_read
 from paperbrief.write.verify import (
     claims_in,
     covered_papers,

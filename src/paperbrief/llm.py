@@ -40,6 +40,7 @@ from paperbrief.errors import BudgetExhausted, LLMError
 from paperbrief.http import parse_retry_after
 from paperbrief.profile import LLMSettings
 from paperbrief.records import CachedAnswer, LLMCall, Spend
+from paperbrief.text import estimate_tokens
 
 BASE_URL_ENV = "PAPERBRIEF_LLM_BASE_URL"
 MODEL_ENV = "PAPERBRIEF_LLM_MODEL"
@@ -95,12 +96,6 @@ def model_for(settings: LLMSettings, role: str) -> str:
     family = role.split("-", 1)[0]  # "writer-day" uses the writer's model
     override = {"judge": settings.judge_model, "writer": settings.writer_model}.get(family, "")
     return override or settings.model or os.environ.get(MODEL_ENV, "") or DEFAULT_MODEL
-
-
-def estimate_tokens(text: str) -> int:
-    """A cheap token estimate: ~4 characters per token for Latin text, ~1.5 for CJK."""
-    cjk = sum(1 for char in text if "\u3000" <= char <= "\u9fff")
-    return (len(text) - cjk) // 4 + int(cjk / 1.5) + 1
 
 
 @dataclass

@@ -22,13 +22,13 @@ from paperbrief.errors import FetchFailed, NothingPassed, PaperbriefError
 from paperbrief.fulltext import fetch as fulltext_fetch
 from paperbrief.fulltext.document import Document
 from paperbrief.http import PoliteClient
+from paperbrief.labels import labels_for
 from paperbrief.models import Digest, Listing, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.rank.feedback import learner_settings
 from paperbrief.rank.judge import judge_ranking
 from paperbrief.render import render_html, render_markdown
 from paperbrief.store import Store
-from paperbrief.write.labels import labels_for
 from paperbrief.write.offline import write_brief_offline, write_day_offline
 
 if TYPE_CHECKING:
@@ -418,7 +418,7 @@ def _run(
     papers = filter_papers(listing, profile)
     if not papers:
         raise NothingPassed(
-            labels["empty_reason_nothing_passed"].format(day=listing_day, total=0)
+            labels.empty_reason_nothing_passed.format(day=listing_day, total=0)
             + f" (none of {len(listing.papers)} listed papers is in "
             + ", ".join(profile.all_categories)
             + ")",
@@ -430,7 +430,7 @@ def _run(
     picks = rank.select_picks(ranking, profile)
     if not picks:
         raise NothingPassed(
-            labels["empty_reason_nothing_passed"].format(day=listing_day, total=len(papers)),
+            labels.empty_reason_nothing_passed.format(day=listing_day, total=len(papers)),
             f"lower min_stars (now {profile.min_stars}) in the profile to see weaker matches",
         )
     store.picks.save(digest_date, listing_day, picks)

@@ -26,6 +26,7 @@ from paperbrief.cli.common import (
 )
 from paperbrief.errors import EXIT_DELIVERY_FAILED, EmptyDay
 from paperbrief.http import PoliteClient
+from paperbrief.labels import stars_text
 from paperbrief.pipeline import (
     RunOptions,
     RunResult,
@@ -38,7 +39,6 @@ from paperbrief.pipeline import (
 )
 from paperbrief.profile import Profile
 from paperbrief.store import Store
-from paperbrief.write.labels import stars_text
 
 T = TypeVar("T")
 

@@ -19,8 +19,8 @@ from paperbrief.cli.common import (
 )
 from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError, ProfileError
 from paperbrief.fulltext.document import Document
+from paperbrief.prompts import describe_profile
 from paperbrief.store import Store
-from paperbrief.write.llm_writer import describe_profile
 from paperbrief.write.verify import VerifyReport, covered_papers, verify_markdown
 
 

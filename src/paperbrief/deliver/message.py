@@ -11,8 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
+from paperbrief.labels import labels_for
 from paperbrief.models import Digest
-from paperbrief.write.labels import labels_for
+from paperbrief.text import shorten_to_fit
 
 
 @dataclass(frozen=True)
@@ -108,21 +109,6 @@ SLACK = Dialect(
 )
 
 
-def _shorten(text: str, budget: int, measure: Callable[[str], int]) -> str:
-    if measure(text) <= budget:
-        return text
-    if budget <= 1:
-        return ""
-    low, high = 0, len(text)
-    while low < high:  # longest prefix that fits with the ellipsis
-        middle = (low + high + 1) // 2
-        if measure(text[:middle] + "…") <= budget:
-            low = middle
-        else:
-            high = middle - 1
-    return text[:low].rstrip() + "…" if low else ""
-
-
 def compose_message(announcement: Announcement, dialect: Dialect, limit: int) -> str:
     """The chat text: title, summary, overview rows with stars and links, full-digest link.
 
@@ -132,7 +118,7 @@ def compose_message(announcement: Announcement, dialect: Dialect, limit: int) ->
     """
     labels = labels_for(announcement.language)
     header = dialect.bold(announcement.title)
-    footer = dialect.link(labels["full"] + " →", announcement.link) if announcement.link else ""
+    footer = dialect.link(labels.full + " →", announcement.link) if announcement.link else ""
     rows: list[tuple[str, str]] = []  # (full row, compact row without the detail line)
     for paper in announcement.papers:
         line = f"{'⭐' * max(paper.stars, 0)} {dialect.link(paper.title, paper.url)}"
@@ -140,7 +126,7 @@ def compose_message(announcement: Announcement, dialect: Dialect, limit: int) ->
             " · ".join(part for part in (paper.direction, paper.contribution) if part)
         )
         rows.append((f"{line}\n{detail}" if detail else line, line))
-    overview = dialect.heading(labels["overview"])
+    overview = dialect.heading(labels.overview)
 
     def joined(summary: str, kept: list[str], dropped: int) -> str:
         parts = [header]
@@ -149,7 +135,7 @@ def compose_message(announcement: Announcement, dialect: Dialect, limit: int) ->
         if kept:
             parts.append("\n".join([overview, *kept]))
         if dropped:
-            parts.append(labels["more"].format(n=dropped))
+            parts.append(labels.more.format(n=dropped))
         if footer:
             parts.append(footer)
         return "\n\n".join(parts)
@@ -173,8 +159,8 @@ def compose_message(announcement: Announcement, dialect: Dialect, limit: int) ->
             kept = upgraded
     dropped = len(rows) - len(kept)
     base = dialect.measure(joined("", kept, dropped))
-    summary = _shorten(summary, limit - base - 2, dialect.measure)
+    summary = shorten_to_fit(summary, limit - base - 2, dialect.measure)
     text = joined(summary, kept, dropped)
     if dialect.measure(text) > limit:  # pathological limits: fall back to a hard cut
-        text = _shorten(text, limit, dialect.measure)
+        text = shorten_to_fit(text, limit, dialect.measure)
     return text

@@ -26,7 +26,6 @@ from paperbrief.fulltext.fetch import (
 from paperbrief.fulltext.views import (
     budgeted_text,
     choose_figure,
-    estimate_tokens,
     evidence_index,
     results_tables,
     section_sentences,
@@ -44,7 +43,6 @@ __all__ = [
     "Table",
     "budgeted_text",
     "choose_figure",
-    "estimate_tokens",
     "evidence_index",
     "load_or_read_paper",
     "read_local_file",

@@ -5,20 +5,18 @@
 * ``choose_figure``, ``results_tables``, ``section_sentences``: what the offline writer uses;
 * ``table_to_markdown``: one table as a GitHub-style Markdown table.
 
-Token estimate: ``ceil(len(text) / 4)``: about four characters per token for English with
-the common BPE tokenizers; it overestimates for long words and underestimates for CJK text,
-which these papers rarely contain. The budget is a soft planning figure, not a hard limit
-of the provider.
+Sentences, numbers and the token estimate come from ``paperbrief.text`` (one home each).
+The budget is a soft planning figure, not a hard limit of the provider.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Literal
 
 from paperbrief.fulltext.document import Document, Evidence, FigureRef, Section, Table
 from paperbrief.models import Figure, TableData
+from paperbrief.text import estimate_tokens, find_numbers, split_sentences
 
 SectionKind = Literal[
     "introduction", "method", "experiments", "limitations", "conclusion", "related", "other"
@@ -98,19 +96,11 @@ _RESULT_WORDS = (
     "rouge",
     "success rate",
 )
-# A number stands alone: not inside a name such as GPT-4o or Llama-3.1-70B.
-_NUMBER = re.compile(r"(?<![\w.−-])[-+−]?\d+(?:[.,]\d+)*(?:\s?%|(?![\w-]))")
 _NOT_EVIDENCE = re.compile(
     r"\b(?:Table|Tab\.|Figure|Fig\.|Section|Sec\.|Eq\.|Equation|Appendix|Algorithm|Theorem|"
     r"Lemma|Definition|Step)\s*[A-Z]?\d+(?:\.\d+)*[a-z]?|\[\d+(?:[,–-]\s*\d+)*\]|"
     r"\b(?:19|20)\d\d[a-z]?\)|\(\w[^()]*?(?:19|20)\d\d[a-z]?\)|arXiv:\S+"
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“])")
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens of ``text`` by the module's chars/4 estimate."""
-    return math.ceil(len(text) / 4)
 
 
 def section_kind(heading: str) -> SectionKind:
@@ -193,7 +183,7 @@ def _numeric_share(table: Table) -> float:
     cells = [c for row in table.rows[table.header_rows :] for c in row[1:] if c]
     if not cells:
         return 0.0
-    return sum(1 for c in cells if _NUMBER.search(c)) / len(cells)
+    return sum(1 for c in cells if _numbers(c)) / len(cells)
 
 
 def results_tables(doc: Document, limit: int = 2) -> list[Table]:
@@ -219,11 +209,6 @@ def results_tables(doc: Document, limit: int = 2) -> list[Table]:
         scored.append((score, -position, table))
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
     return [table for _, _, table in scored[:limit]]
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a paragraph (split after . ! ? before a capital letter)."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) > 1]
 
 
 def section_sentences(doc: Document, kind: SentenceKind) -> list[str]:
@@ -324,7 +309,9 @@ def budgeted_text(doc: Document, max_tokens: int) -> str:
 
 
 def _numbers(text: str) -> tuple[str, ...]:
-    return tuple(m.group(0).strip() for m in _NUMBER.finditer(_NOT_EVIDENCE.sub(" ", text)))
+    """The quantities a sentence or cell states: numbers that stand alone (not GPT-4o,
+    not 5-shot), after references, citations and arXiv ids are blanked out."""
+    return tuple(m.text for m in find_numbers(_NOT_EVIDENCE.sub(" ", text)) if m.standalone)
 
 
 def evidence_index(doc: Document) -> list[Evidence]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from paperbrief.labels import labels_for
 from paperbrief.models import Paper, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.rank.embed import Embedder
@@ -37,17 +38,12 @@ def stars_for(score: float) -> int:
 
 
 def _reason(language: str, line: str, terms: Sequence[str], notes: Sequence[str]) -> str:
+    labels = labels_for(language)
     shown = ", ".join(terms[:4])
-    if language == "zh":
-        text = f"契合「{line}」" + (f"：命中 {shown}" if shown else "：与该方向语义相近")
-        extra = {"feedback": "；与你以往选中的论文相似", "avoid": "；含回避主题，已降权"}
-    else:
-        text = f"Fits “{line}”" + (f": matches {shown}" if shown else ": semantically close")
-        extra = {
-            "feedback": "; similar to papers you picked before",
-            "avoid": "; touches an avoided topic, down-weighted",
-        }
-    return text + "".join(extra[note] for note in notes)
+    text = labels.rank_fits.format(line=line) + labels.colon.rstrip()
+    text += labels.rank_matches.format(terms=shown) if shown else labels.rank_close
+    extra = {"feedback": labels.rank_like_picked, "avoid": labels.rank_avoided}
+    return text + "".join(labels.separator.rstrip() + extra[note] for note in notes)
 
 
 def fuse(

@@ -5,8 +5,9 @@ to the ``judge`` role of an :class:`~paperbrief.llm.LLMClient` with the reader's
 (research lines and what to avoid) as the rubric (prompt: ``prompts/judge.md``). Each
 paper gets stars 1-5, the research line it serves, a one-line reason and a must-read flag.
 
-Paper text is data: it is placed inside ``<paper key=...>`` tags with angle brackets
-neutralised, the prompt says never to follow instructions found there, and every answer is
+Paper text is data: it is placed inside ``<paper key=...>`` tags, defused so it cannot
+close them (``prompts.defuse``), the prompt says never to follow instructions found there,
+and every answer is
 validated (pydantic, keys must be ones we sent, lines must be the profile's). A batch that
 fails (transport error, invalid JSON after the client's one repair, budget spent) leaves
 its papers with their cheap verdicts: the day is never lost. ``apply_verdicts`` is the one
@@ -19,13 +20,12 @@ import json
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
-from string import Template
 from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
+from paperbrief import prompts
 from paperbrief.errors import PaperbriefError
 from paperbrief.models import ScoredPaper
 from paperbrief.profile import Profile
@@ -79,40 +79,24 @@ class JudgeResult:
     errors: list[str] = field(default_factory=list)
 
 
-def _prompt_template() -> Template:
-    text = (resources.files("paperbrief") / "prompts" / "judge.md").read_text(encoding="utf-8")
-    return Template(text)
-
-
-def system_prompt(profile: Profile) -> str:
+def judge_system_prompt(profile: Profile) -> str:
     """The judge's system message: the profile as the rubric."""
-    lines = "\n".join(
-        f"- {line.name} (weight {line.weight}): {' '.join(line.description.split())}"
-        f" Key phrases: {', '.join(line.keywords)}."
-        for line in profile.research_lines
-    )
-    avoid = "\n".join(
-        f"- {topic.topic}" + (f" (fine when: {', '.join(topic.unless)})" if topic.unless else "")
-        for topic in profile.avoid
-    )
-    return _prompt_template().substitute(
-        reader=profile.name,
-        lines=lines,
-        avoid=avoid or "- (nothing listed)",
-        language="Chinese" if profile.language == "zh" else "English",
+    return prompts.load("judge").substitute(
+        profile=prompts.describe_profile(profile),
+        language=prompts.LANGUAGE_NAMES[profile.language],
     )
 
 
-def _neutralise(text: str) -> str:
-    """Paper text cannot close or open our delimiting tags."""
-    return " ".join(text.replace("<", "‹").replace(">", "›").split())
+def _untrusted(text: str) -> str:
+    """Paper text on one line, unable to close or open our delimiting tags."""
+    return " ".join(prompts.defuse(text).split())
 
 
 def batch_message(papers: Sequence[ScoredPaper], keys: Sequence[str]) -> str:
     blocks = [
-        f'<paper key="{key}">\nTitle: {_neutralise(s.paper.title)}\n'
+        f'<paper key="{key}">\nTitle: {_untrusted(s.paper.title)}\n'
         f"Categories: {', '.join(s.paper.categories)}\n"
-        f"Abstract: {_neutralise(s.paper.abstract)}\n</paper>"
+        f"Abstract: {_untrusted(s.paper.abstract)}\n</paper>"
         for key, s in zip(keys, papers, strict=True)
     ]
     return f"Rate these {len(papers)} papers (keys {keys[0]}..{keys[-1]}).\n\n" + "\n\n".join(
@@ -149,7 +133,7 @@ def judge_ranking(
     top_k = profile.rank.judge_top_k or len(ranking)
     head = list(ranking[:top_k])
     size = profile.rank.judge_batch_size
-    system = system_prompt(profile)
+    system = judge_system_prompt(profile)
     result = JudgeResult(ranking=list(ranking))
     batches = []
     for start in range(0, len(head), size):
@@ -278,5 +262,5 @@ __all__ = [
     "judge_ranking",
     "load_replay",
     "replay_record",
-    "system_prompt",
+    "judge_system_prompt",
 ]

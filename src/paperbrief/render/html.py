@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from paperbrief.labels import labels_for, stars_text
 from paperbrief.models import Digest
 from paperbrief.profile import Profile
 from paperbrief.render.markdown import front_matter
-from paperbrief.write.labels import labels_for, stars_text
 
 
 def _safe_url(url: str) -> str:
@@ -37,6 +37,4 @@ def render_html(digest: Digest, profile: Profile) -> str:
         digest=digest,
         labels=labels_for(digest.language),
         meta=front_matter(digest, profile),
-        colon="：" if digest.language == "zh" else ": ",
-        lang="zh-CN" if digest.language == "zh" else "en",
     )

@@ -10,9 +10,9 @@ import json
 import re
 from urllib.parse import quote
 
+from paperbrief.labels import Labels, labels_for, stars_text
 from paperbrief.models import ComparisonTable, Digest, PaperBrief, TableData
 from paperbrief.profile import Profile
-from paperbrief.write.labels import labels_for, stars_text
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!])")
 MAX_AUTHORS = 5
@@ -76,12 +76,12 @@ def _table_md(table: TableData) -> str:
     return (f"*{escape_md(table.caption)}*\n\n" if table.caption else "") + body
 
 
-def _overview(digest: Digest, labels: dict[str, str]) -> str:
+def _overview(digest: Digest, labels: Labels) -> str:
     header = (
-        labels["col_paper"],
-        labels["col_direction"],
-        labels["col_contribution"],
-        labels["col_relevance"],
+        labels.col_paper,
+        labels.col_direction,
+        labels.col_contribution,
+        labels.col_relevance,
     )
     lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|"]
     for brief in digest.briefs:
@@ -93,35 +93,35 @@ def _overview(digest: Digest, labels: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _info_line(brief: PaperBrief, labels: dict[str, str]) -> str:
+def _info_line(brief: PaperBrief, labels: Labels) -> str:
     paper = brief.paper
     authors = ", ".join(escape_md(a) for a in paper.authors[:MAX_AUTHORS])
     if len(paper.authors) > MAX_AUTHORS:
         authors += " et al."
     categories = ", ".join(escape_md(c) for c in paper.categories)
     link = f"[arXiv:{escape_md(paper.id)}]({_url(paper.abs_url)})"
-    return f"📌 **{labels['info']}**：{authors} | {link} | {categories}"
+    return f"📌 **{labels.info}**{labels.colon}{authors} | {link} | {categories}"
 
 
-def _brief(brief: PaperBrief, labels: dict[str, str]) -> list[str]:
+def _brief(brief: PaperBrief, labels: Labels) -> list[str]:
     out = [f"### {escape_md(brief.paper.title)}", ""]
-    out += [f"> **{labels['reason']}**：{escape_md(brief.reason)}", ""]
+    out += [f"> **{labels.reason}**{labels.colon}{escape_md(brief.reason)}", ""]
     out += [_info_line(brief, labels), ""]
     figure_url = _url(brief.figure.url) if brief.figure else ""
     if brief.figure and figure_url:
         out += [f"![{escape_md(brief.figure.caption)}]({figure_url})", ""]
     elif brief.text_source != "not-fetched":  # offline runs say so in their note instead
-        out += [f"*{labels['no_figure']}*", ""]
+        out += [f"*{labels.no_figure}*", ""]
     for note in brief.notes:
         out += [f"*{escape_md(note)}*", ""]
     if brief.tldr:
-        out += [f"#### {labels['tldr']}", "", escape_md(brief.tldr), ""]
+        out += [f"#### {labels.tldr}", "", escape_md(brief.tldr), ""]
     if brief.problem:
-        out += [f"#### {labels['problem']}", "", escape_md(brief.problem), ""]
+        out += [f"#### {labels.problem}", "", escape_md(brief.problem), ""]
     if brief.insight or brief.steps or brief.difference or brief.method:
-        out += [f"#### {labels['method']}", ""]
+        out += [f"#### {labels.method}", ""]
         if brief.insight:
-            out += [f"**{labels['insight']}**：{escape_md(brief.insight)}", ""]
+            out += [f"**{labels.insight}**{labels.colon}{escape_md(brief.insight)}", ""]
         if brief.method and not brief.steps:
             out += [escape_md(brief.method), ""]
         if brief.steps:
@@ -129,70 +129,73 @@ def _brief(brief: PaperBrief, labels: dict[str, str]) -> list[str]:
                 out += [escape_md(brief.method), ""]
             out += [f"{n}. {escape_md(step)}" for n, step in enumerate(brief.steps, 1)] + [""]
         if brief.difference:
-            out += [f"**{labels['difference']}**：{escape_md(brief.difference)}", ""]
+            out += [f"**{labels.difference}**{labels.colon}{escape_md(brief.difference)}", ""]
     if brief.results or brief.result_notes or brief.reported_numbers:
-        out += [f"#### {labels['results']}", ""]
+        out += [f"#### {labels.results}", ""]
         if brief.results:
             out += [_table_md(brief.results), ""]
         if brief.result_notes:
-            out += [f"**{labels['result_notes']}**：", ""]
+            out += [f"**{labels.result_notes}**{labels.colon.rstrip()}", ""]
             out += [f"- {escape_md(note)}" for note in brief.result_notes] + [""]
         numbers_only = [n for n in brief.reported_numbers if n not in brief.result_notes]
         if numbers_only:
-            out += [f"**{labels['reported_numbers']}**：", ""]
+            out += [f"**{labels.reported_numbers}**{labels.colon.rstrip()}", ""]
             out += [f"- {escape_md(sentence)}" for sentence in numbers_only] + [""]
     if brief.limitations or brief.open_questions:
-        out += [f"#### {labels['limitations']}", ""]
+        out += [f"#### {labels.limitations}", ""]
         for n, limitation in enumerate(brief.limitations, 1):
-            out.append(f"- **{labels['limitation_n'].format(n=n)}**：{escape_md(limitation)}")
+            out.append(
+                f"- **{labels.limitation_n.format(n=n)}**{labels.colon}{escape_md(limitation)}"
+            )
         for question in brief.open_questions:
-            out.append(f"- **{labels['open_question']}**：{escape_md(question)}")
+            out.append(f"- **{labels.open_question}**{labels.colon}{escape_md(question)}")
         out.append("")
     implications = brief.implications
     if implications and (implications.technique or implications.experiment or implications.trend):
-        out += [f"#### {labels['implications']}", ""]
+        out += [f"#### {labels.implications}", ""]
         items = [
-            (labels["technique"], implications.technique),
-            (labels["experiment"], implications.experiment),
-            (labels["trend"], implications.trend),
+            (labels.technique, implications.technique),
+            (labels.experiment, implications.experiment),
+            (labels.trend, implications.trend),
         ]
         number = 1
         for label, text in items:
             if text:
-                out.append(f"{number}. **{label}**：{escape_md(text)}")
+                out.append(f"{number}. **{label}**{labels.colon}{escape_md(text)}")
                 number += 1
         out.append("")
     out += ["---", ""]
     return out
 
 
-def _comparison(table: ComparisonTable, labels: dict[str, str]) -> str:
-    header = (labels["dimension"], *table.columns)
+def _comparison(table: ComparisonTable, labels: Labels) -> str:
+    header = (labels.dimension, *table.columns)
     rows = [(dimension, *cells) for dimension, cells in table.rows]
     title = f"*{escape_md(table.title)}*\n\n" if table.title else ""
     return title + _table(header, rows)
 
 
-def _provenance(digest: Digest, labels: dict[str, str]) -> list[str]:
+def _provenance(digest: Digest, labels: Labels) -> list[str]:
     prov = digest.provenance
     if prov is None:
         return []
-    lines = [f"#### {labels['provenance']}", ""]
+    lines = [f"#### {labels.provenance}", ""]
     lines += [f"- {escape_md(note)}" for note in prov.notes]
     sources = ", ".join(f"{pid}: {source}" for pid, source in prov.sources.items())
     if sources:
-        lines.append(f"- {labels['source_label']}：{escape_md(sources)}")
+        lines.append(f"- {labels.source_label}{labels.colon}{escape_md(sources)}")
     if prov.numbers_checked:
-        lines.append(
-            f"- {labels['numbers_verified']}：{prov.numbers_verified}/{prov.numbers_checked}"
-        )
+        checked = f"{prov.numbers_verified}/{prov.numbers_checked}"
+        lines.append(f"- {labels.numbers_verified}{labels.colon}{checked}")
     if prov.writer != "offline":
-        lines.append(
-            f"- {labels['model']}：{escape_md(prov.writer)}；{labels['tokens']}："
-            f"{prov.prompt_tokens} + {prov.completion_tokens}；{labels['cost']}：${prov.cost:.4f}"
+        parts = (
+            f"{labels.model}{labels.colon}{escape_md(prov.writer)}",
+            f"{labels.tokens}{labels.colon}{prov.prompt_tokens} + {prov.completion_tokens}",
+            f"{labels.cost}{labels.colon}${prov.cost:.4f}",
         )
+        lines.append("- " + labels.separator.join(parts))
     if digest.papers_considered:
-        lines.append(f"- {labels['papers_considered']}：{digest.papers_considered}")
+        lines.append(f"- {labels.papers_considered}{labels.colon}{digest.papers_considered}")
     return lines + [""]
 
 
@@ -201,17 +204,16 @@ def render_markdown(digest: Digest, profile: Profile) -> str:
     labels = labels_for(digest.language)
     out = [_yaml(front_matter(digest, profile)), "", f"# {escape_md(digest.title)}", ""]
     if digest.summary:
-        out += [f"## {labels['summary']}", "", escape_md(digest.summary), ""]
-    out += [f"## {labels['overview']}", "", _overview(digest, labels), ""]
+        out += [f"## {labels.summary}", "", escape_md(digest.summary), ""]
+    out += [f"## {labels.overview}", "", _overview(digest, labels), ""]
     if digest.theme:
-        colon = "：" if digest.language == "zh" else ": "
-        out += [f"## {labels['theme']}{colon}{escape_md(digest.theme_title)}", ""]
+        out += [f"## {labels.theme}{labels.colon}{escape_md(digest.theme_title)}", ""]
         out += [escape_md(p) + "\n" for p in digest.theme.split("\n\n") if p.strip()]
     out += ["---", ""]
     for brief in digest.briefs:
         out += _brief(brief, labels)
     if digest.comparisons:
-        out += [f"## {labels['comparison']}", ""]
+        out += [f"## {labels.comparison}", ""]
         for table in digest.comparisons:
             out += [_comparison(table, labels), ""]
     if digest.closing:

@@ -25,11 +25,11 @@ from starlette.staticfiles import StaticFiles
 
 from paperbrief.errors import ProfileError
 from paperbrief.fulltext.present import document_outline
+from paperbrief.labels import labels_for
 from paperbrief.models import Signal
 from paperbrief.profile import parse_profile, profile_template
 from paperbrief.store import Store, open_store
 from paperbrief.web import reading
-from paperbrief.web.labels import ui_labels
 from paperbrief.web.security import CSRF_FIELD, AccessMiddleware, verified_form
 
 STATIC = Path(__file__).parent / "static"
@@ -70,7 +70,7 @@ class Site:
             request=request,
             csrf=request.state.csrf,
             csrf_field=CSRF_FIELD,
-            t=ui_labels(self.language()),
+            t=labels_for(self.language()),
             here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
             **context,
         )

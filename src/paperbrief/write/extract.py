@@ -10,13 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Abbreviations whose trailing period does not end a sentence.
-_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "Sec.", "approx.")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"“])")
-_NUMBER = re.compile(
-    r"(?<![\w.])(?<![A-Za-z]-)[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(?:%|×|x\b|pp\b|points?\b|[kKMB]\b)?"
-)
-_YEAR = re.compile(r"^(?:19|20)\d\d$")
+from paperbrief.text import clean_tex, reported_numbers, split_sentences
 
 PROBLEM_CUES = (
     "however",
@@ -88,65 +82,6 @@ RESULT_CUES = (
 LIMITATION_CUES = ("limitation", "future work", "threat", "does not", "do not", "cannot", "only")
 
 
-_TEX_REPLACEMENTS = (
-    ("\\%", "%"),
-    ("\\&", "&"),
-    ("\\_", "_"),
-    ("$\\times$", "×"),
-    ("\\times", "×"),
-    ("$\\sim$", "~"),
-    ("\\sim", "~"),
-    ("$\\approx$", "≈"),
-    ("\\approx", "≈"),
-    ("$\\pm$", "±"),
-    ("\\pm", "±"),
-    ("$\\geq$", "≥"),
-    ("$\\leq$", "≤"),
-    ("\\textbf", ""),
-    ("\\emph", ""),
-    ("\\textit", ""),
-    ("``", '"'),
-    ("''", '"'),
-)
-
-
-def clean_tex(text: str) -> str:
-    """Undo the LaTeX escapes arXiv abstracts carry (``97.5\\%``, ``$\\times$``, ``~``)."""
-    cleaned = text
-    for source, target in _TEX_REPLACEMENTS:
-        cleaned = cleaned.replace(source, target)
-    cleaned = re.sub(r"\$([^$]{1,40})\$", r"\1", cleaned)  # short inline math: keep its text
-    cleaned = re.sub(r"(?<=\w)~(?=\w)", " ", cleaned)  # TeX non-breaking space
-    cleaned = re.sub(r"\{([^{}]*)\}", r"\1", cleaned)
-    return " ".join(cleaned.split())
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split prose into sentences, keeping abbreviations and decimals intact."""
-    protected = clean_tex(text)
-    for abbreviation in _ABBREVIATIONS:
-        protected = protected.replace(abbreviation, abbreviation.replace(".", "\x00"))
-    parts = _SENTENCE_END.split(protected)
-    sentences = []
-    for part in parts:
-        restored = part.replace("\x00", ".").strip()
-        if len(restored) > 3:
-            sentences.append(restored)
-    return sentences
-
-
-def numbers_in(sentence: str) -> list[str]:
-    """The numbers a sentence reports (years and list markers left out)."""
-    found = []
-    for match in _NUMBER.finditer(sentence):
-        token = match.group(0).strip()
-        bare = token.rstrip("%×xpPtsoinMBkK ").replace(",", "")
-        if not bare or _YEAR.match(bare):
-            continue
-        found.append(token)
-    return found
-
-
 def _cue_score(sentence: str, cues: tuple[str, ...]) -> int:
     lowered = sentence.lower()
     return sum(1 for cue in cues if cue in lowered)
@@ -169,7 +104,7 @@ def classify_abstract(abstract: str) -> AbstractParts:
     Each sentence goes to at most one section (the one whose cues it matches best, ties
     broken by position: problems come first in abstracts, results last).
     """
-    sentences = split_sentences(abstract)
+    sentences = split_sentences(clean_tex(abstract))
     problem: list[str] = []
     method: list[str] = []
     results: list[str] = []
@@ -177,7 +112,7 @@ def classify_abstract(abstract: str) -> AbstractParts:
         scores = {
             "problem": _cue_score(sentence, PROBLEM_CUES),
             "method": _cue_score(sentence, METHOD_CUES) * 2,
-            "results": _cue_score(sentence, RESULT_CUES) + (1 if numbers_in(sentence) else 0),
+            "results": _cue_score(sentence, RESULT_CUES) + (1 if reported_numbers(sentence) else 0),
         }
         best = max(scores, key=lambda key: scores[key])
         if scores[best] == 0:
@@ -186,12 +121,12 @@ def classify_abstract(abstract: str) -> AbstractParts:
                 problem.append(sentence)
             continue
         {"problem": problem, "method": method, "results": results}[best].append(sentence)
-    number_sentences = tuple(s for s in sentences if numbers_in(s))
+    number_sentences = tuple(s for s in sentences if reported_numbers(s))
     tldr: list[str] = []
     if method:
         tldr.append(standalone(method[0]))
     if results:
-        best_result = max(results, key=lambda s: (len(numbers_in(s)), -len(s)))
+        best_result = max(results, key=lambda s: (len(reported_numbers(s)), -len(s)))
         tldr.append(standalone(best_result))
     if not tldr and sentences:
         tldr.append(sentences[0])
@@ -220,12 +155,3 @@ def standalone(sentence: str) -> str:
     if stripped == sentence or not stripped:
         return sentence
     return stripped[0].upper() + stripped[1:]
-
-
-def shorten(text: str, limit: int = 140) -> str:
-    """Cut ``text`` at a word boundary to at most ``limit`` characters, marking the cut."""
-    clean = " ".join(text.split())
-    if len(clean) <= limit:
-        return clean
-    cut = clean[:limit].rsplit(" ", 1)[0].rstrip(",;:")
-    return cut + " …"

@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
-from importlib import resources
-from string import Template
 
 from pydantic import BaseModel, Field
 
-from paperbrief import fulltext
+from paperbrief import fulltext, prompts
 from paperbrief.fulltext.document import Document
+from paperbrief.labels import labels_for
 from paperbrief.llm import LLMClient
 from paperbrief.models import (
     ComparisonTable,
@@ -45,18 +43,11 @@ from paperbrief.models import (
     TableData,
 )
 from paperbrief.profile import Profile
-from paperbrief.write.labels import labels_for
+from paperbrief.text import estimate_tokens
 from paperbrief.write.verify import VerifyReport, drop_unsupported, verify_digest
 
 EVIDENCE_TOKENS = 1200
 EVIDENCE_CHARS = 240
-LANGUAGE_NAMES = {"zh": "Chinese (简体中文)", "en": "English"}
-LANGUAGE_STYLE = {
-    "zh": "用中文写作，英文术语（模型名、benchmark、指标、方法名）保留英文原文；"
-    "把读者的研究组称为“我们”。推断内容以“推断：”开头。",
-    "en": "Address the reader's group as 'we'. Start extrapolated statements with"
-    " 'Extrapolation:'.",
-}
 ABSTRACT_ONLY_NOTE = (
     "\nONLY THE ABSTRACT IS AVAILABLE (no full text). Say so in the tldr, take result rows"
     ' only from the abstract (source "Abstract"), and mark everything the abstract does not'
@@ -112,40 +103,12 @@ class DaySynthesis(BaseModel):
 
 
 # ------------------------------------------------------------------- prompts
-def load_prompt(name: str) -> Template:
-    """A prompt file from the package (``paperbrief/prompts/<name>.md``)."""
-    text = (resources.files("paperbrief") / "prompts" / f"{name}.md").read_text(encoding="utf-8")
-    return Template(text)
-
-
-def system_prompt(language: str) -> str:
+def writer_system_prompt(language: str) -> str:
     """The fixed system prompt: the same for every paper of a language (no paper text)."""
-    return load_prompt("system").substitute(
-        language_name=LANGUAGE_NAMES[language], language_style=LANGUAGE_STYLE[language]
+    return prompts.load("system").substitute(
+        language_name=prompts.LANGUAGE_NAMES[language],
+        language_style=prompts.LANGUAGE_STYLE[language],
     )
-
-
-_DELIMITER = re.compile(r"<\s*/?\s*(paper|picks)", re.IGNORECASE)
-
-
-def defuse(text: str) -> str:
-    """Paper text made safe to place between ``<paper>``/``<picks>`` tags: no spelling of
-    an opening or closing tag (any case, any spacing) survives."""
-    return _DELIMITER.sub(lambda match: "‹" + match.group(0)[1:], text)
-
-
-def describe_profile(profile: Profile) -> str:
-    """The reader profile as compact text for prompts (lines, assets, what to avoid)."""
-    lines = [f"Reader: {profile.name}"]
-    for number, line in enumerate(profile.research_lines, 1):
-        keywords = ", ".join([*line.keywords[:8], *line.keywords_zh[:4]])
-        lines.append(f"Line {number} — {line.name}: {line.description} (keywords: {keywords})")
-    if profile.assets:
-        lines.append("Assets the reader has:")
-        lines.extend(f"- {a.name} ({a.kind}): {a.description}" for a in profile.assets)
-    if profile.avoid:
-        lines.append("Less interested in: " + "; ".join(a.topic for a in profile.avoid))
-    return "\n".join(lines)
 
 
 def evidence_block(document: Document, paper_text: str) -> str:
@@ -161,7 +124,7 @@ def evidence_block(document: Document, paper_text: str) -> str:
         if f"**{label}.**" in paper_text or evidence.text in paper_text:
             continue
         line = f"{label}: {evidence.text[:EVIDENCE_CHARS]}"
-        cost = fulltext.estimate_tokens(line)
+        cost = estimate_tokens(line)
         if used + cost > EVIDENCE_TOKENS:
             break
         lines.append(line)
@@ -192,21 +155,21 @@ def paper_messages(
         text = fulltext.budgeted_text(document, profile.llm.paper_text_tokens)
         evidence = evidence_block(document, text)
         source = document.source
-    user = load_prompt("paper_brief").substitute(
-        profile=describe_profile(profile),
-        pick_reason=defuse(scored.reason or "(none given)"),
+    user = prompts.load("paper_brief").substitute(
+        profile=prompts.describe_profile(profile),
+        pick_reason=prompts.defuse(scored.reason or "(none given)"),
         line=scored.line or "(none)",
         stars=scored.stars,
-        language_name=LANGUAGE_NAMES[language],
+        language_name=prompts.LANGUAGE_NAMES[language],
         abstract_only_note=ABSTRACT_ONLY_NOTE if abstract_only else "",
-        figures=defuse(_figures_block(document)),
+        figures=prompts.defuse(_figures_block(document)),
         paper_id=paper.id,
         source=source,
-        evidence=defuse(evidence),
-        paper_text=defuse(text),
+        evidence=prompts.defuse(evidence),
+        paper_text=prompts.defuse(text),
     )
     return [
-        {"role": "system", "content": system_prompt(language)},
+        {"role": "system", "content": writer_system_prompt(language)},
         {"role": "user", "content": user},
     ]
 
@@ -216,7 +179,7 @@ def _results_table(rows: list[ResultRow], language: str) -> TableData | None:
     if not rows:
         return None
     body = tuple((r.benchmark, r.setting, r.baseline, r.theirs, r.delta, r.source) for r in rows)
-    return TableData(header=tuple(labels_for(language)["result_headers"].split("|")), rows=body)
+    return TableData(header=labels_for(language).result_headers, rows=body)
 
 
 def _figure(read: PaperRead, document: Document | None) -> Figure | None:
@@ -231,7 +194,7 @@ def brief_from_read(
 ) -> PaperBrief:
     """Turn the validated answer into the shared ``PaperBrief`` value."""
     abstract_only = document is None or document.source in ("abstract", "")
-    notes = (labels_for(language)["abstract_only"],) if abstract_only else ()
+    notes = (labels_for(language).abstract_only,) if abstract_only else ()
     return PaperBrief(
         scored=scored,
         reason=read.reason or scored.reason,
@@ -329,14 +292,14 @@ def day_messages(
     briefs: Sequence[PaperBrief], profile: Profile, language: str, papers_considered: int
 ) -> list[dict[str, str]]:
     picks = json.dumps([_pick_summary(b) for b in briefs], ensure_ascii=False, indent=1)
-    user = load_prompt("day_synthesis").substitute(
-        profile=describe_profile(profile),
+    user = prompts.load("day_synthesis").substitute(
+        profile=prompts.describe_profile(profile),
         papers_considered=papers_considered,
         count=len(briefs),
-        picks=defuse(picks),
+        picks=prompts.defuse(picks),
     )
     return [
-        {"role": "system", "content": system_prompt(language)},
+        {"role": "system", "content": writer_system_prompt(language)},
         {"role": "user", "content": user},
     ]
 
@@ -360,7 +323,7 @@ def unverified_notes(report: VerifyReport, language: str, limit: int = 8) -> tup
         texts = grouped.setdefault((claim.paper or "day", claim.section), [])
         if claim.text not in texts:
             texts.append(claim.text)
-    lead = labels_for(language)["unverified_lead"]
+    lead = labels_for(language).unverified_lead
     notes = [
         f"{lead}{paper} · {section}: {', '.join(texts)}"
         for (paper, section), texts in grouped.items()
@@ -392,7 +355,7 @@ def write_day_llm(
     language = language or profile.language
     documents = documents or {}
     briefs = list(briefs)
-    known = [describe_profile(profile)]  # the reader's own numbers are not paper claims
+    known = [prompts.describe_profile(profile)]  # the reader's own numbers are not paper claims
     if strict or profile.llm.strict_numbers:
         briefs = [drop_unsupported(b, documents.get(b.paper.id), known) for b in briefs]
     synthesis = client.complete_json(
@@ -402,7 +365,7 @@ def write_day_llm(
         max_tokens=profile.llm.writer_max_tokens,
     )
     comparison = _comparison(synthesis, briefs)
-    separator = "；" if language == "zh" else "; "
+    separator = labels_for(language).separator
     digest = Digest(
         digest_date=digest_date,
         listing_day=listing_day,

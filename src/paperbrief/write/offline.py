@@ -13,6 +13,7 @@ from datetime import date
 
 from paperbrief import fulltext
 from paperbrief.fulltext.document import Document
+from paperbrief.labels import labels_for, stars_text
 from paperbrief.models import (
     ComparisonTable,
     Digest,
@@ -22,8 +23,8 @@ from paperbrief.models import (
     TableData,
 )
 from paperbrief.profile import Profile
-from paperbrief.write.extract import classify_abstract, numbers_in, shorten, standalone
-from paperbrief.write.labels import labels_for, stars_text
+from paperbrief.text import reported_numbers, shorten
+from paperbrief.write.extract import classify_abstract, standalone
 
 NOT_FETCHED = "not-fetched"  # text_source when the full text was not even tried (offline)
 MAX_TABLE_ROWS = 12
@@ -36,10 +37,10 @@ def _reason(scored: ScoredPaper, language: str) -> str:
     if scored.reason:
         parts.append(scored.reason)
     elif scored.line:
-        parts.append(labels["why_line"].format(line=scored.line))
+        parts.append(labels.why_line.format(line=scored.line))
     if scored.matched_terms and not scored.reason:
-        parts.append(labels["why_terms"].format(terms=", ".join(scored.matched_terms[:6])))
-    return "；".join(parts) if language == "zh" else "; ".join(parts)
+        parts.append(labels.why_terms.format(terms=", ".join(scored.matched_terms[:6])))
+    return labels.separator.join(parts)
 
 
 def _table_data(table: fulltext.document.Table) -> TableData | None:
@@ -96,16 +97,16 @@ def write_brief_offline(
     }
     if has_fulltext and document is not None:
         fields.update(_from_fulltext(document))
-    key_sentence = next((s for s in parts.results if numbers_in(s)), "") or (
+    key_sentence = next((s for s in parts.results if reported_numbers(s)), "") or (
         parts.method[0] if parts.method else (parts.tldr[0] if parts.tldr else paper.title)
     )
     if has_fulltext:
         notes = []
     else:
-        notes = [labels["not_fetched"] if document is None else labels["abstract_only"]]
+        notes = [labels.not_fetched if document is None else labels.abstract_only]
     if has_fulltext and document is not None and document.flags:
         flags = ", ".join(document.flags[:4])
-        notes.append(f"{labels['source_label']}: {document.source} ({flags})")
+        notes.append(f"{labels.source_label}{labels.colon}{document.source} ({flags})")
     return PaperBrief(
         scored=scored,
         reason=_reason(scored, language),
@@ -121,11 +122,11 @@ def _comparison(briefs: Sequence[PaperBrief], language: str) -> ComparisonTable:
     labels = labels_for(language)
     columns = tuple(shorten(b.paper.title, 40) for b in briefs)
     rows: list[tuple[str, tuple[str, ...]]] = [
-        (labels["line"], tuple(b.direction for b in briefs)),
-        (labels["stars"], tuple(stars_text(b.scored.stars) for b in briefs)),
-        (labels["col_contribution"], tuple(shorten(b.method or b.tldr, 90) for b in briefs)),
-        (labels["matched_terms"], tuple(", ".join(b.scored.matched_terms[:4]) for b in briefs)),
-        (labels["source_label"], tuple(b.text_source for b in briefs)),
+        (labels.line, tuple(b.direction for b in briefs)),
+        (labels.stars, tuple(stars_text(b.scored.stars) for b in briefs)),
+        (labels.col_contribution, tuple(shorten(b.method or b.tldr, 90) for b in briefs)),
+        (labels.matched_terms, tuple(", ".join(b.scored.matched_terms[:4]) for b in briefs)),
+        (labels.source_label, tuple(b.text_source for b in briefs)),
     ]
     rows = [row for row in rows if any(cell.strip() for cell in row[1])]
     return ComparisonTable(columns=columns, rows=tuple(rows))
@@ -142,17 +143,20 @@ def write_day_offline(
     """Assemble the day's digest from per-paper briefs (no synthesis beyond what is known)."""
     language = profile.language
     labels = labels_for(language)
-    separator = "；" if language == "zh" else "; "
-    items = separator.join(f"{b.paper.title}（{stars_text(b.scored.stars)}）" for b in briefs)
+    separator = labels.separator
+    items = separator.join(
+        labels.title_with_stars.format(title=b.paper.title, stars=stars_text(b.scored.stars))
+        for b in briefs
+    )
     any_fulltext = any(b.text_source not in ("abstract", NOT_FETCHED) for b in briefs)
-    summary = labels["day_offline_summary"].format(
+    summary = labels.day_offline_summary.format(
         total=papers_considered,
         count=len(briefs),
         items=items,
-        fulltext=labels["with_fulltext"] if any_fulltext else "",
+        fulltext=labels.with_fulltext if any_fulltext else "",
     )
     top = max(briefs, key=lambda b: (b.scored.stars, b.scored.score))
-    closing = labels["closing_offline"].format(
+    closing = labels.closing_offline.format(
         title=top.paper.title, line=top.direction, stars=stars_text(top.scored.stars)
     )
     title = profile.output.title.format(date=digest_date.isoformat())
@@ -173,6 +177,6 @@ def write_day_offline(
         provenance=Provenance(
             writer="offline",
             sources={b.paper.id: b.text_source for b in briefs},
-            notes=(labels["writer_offline"],),
+            notes=(labels.writer_offline,),
         ),
     )

@@ -1,7 +1,7 @@
 """The verifier: is every number a digest states traceable to the paper it is about?
 
 Checked sections: TL;DR, key results (table), reading the results, the day's summary and the
-overview table (labels from ``write/labels.py``, both languages). A number is *supported* when
+overview table (labels from ``labels.py``, both languages). A number is *supported* when
 the paper (its evidence index, tables, text, abstract or title) contains the same value,
 after normalising the forms a writer may use for it:
 
@@ -25,16 +25,12 @@ from dataclasses import dataclass, field
 
 from paperbrief import fulltext
 from paperbrief.fulltext.document import Document
+from paperbrief.labels import LABELS
 from paperbrief.models import Digest, PaperBrief
-from paperbrief.write.labels import LABELS
+from paperbrief.text import find_numbers, join_clauses, shorten, split_clauses
 
 DAY = ""  # the "paper" of a day-level section: any paper of the day may support it
 
-_CLAIM = re.compile(
-    r"(?<![A-Za-z0-9_.])([-+−]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
-    r"(\s?(?:%|％|pp\b|p\.p\.|points?\b|个百分点|×|x\b|倍|[kKMB]\b))?"
-)
-_ANY_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _REFERENCE_BEFORE = re.compile(
     r"(?:Table|Tab\.|Figure|Fig\.|Section|Sec\.|§|Eq\.|Equation|Appendix|Algorithm|Line|"
     r"Limitation|Step|Lemma|Theorem|RQ|表|图|第|局限|步骤)\s*$",
@@ -87,33 +83,28 @@ def claims_in(text: str) -> list[tuple[str, _Value]]:
     plain = _LINK.sub(r"\1", text)
     plain = _ARXIV_ID.sub("", plain)
     found: list[tuple[str, _Value]] = []
-    for match in _CLAIM.finditer(plain):
-        _, whole, fraction, unit = match.groups()
-        before = plain[: match.start()]
-        if _REFERENCE_BEFORE.search(before):
-            continue
-        if before.endswith("-") and len(before) > 1 and before[-2].isalnum():
-            continue  # GPT-4, Llama-3, 2026-05-24, ranges such as 3-8
-        after = plain[match.end() : match.end() + 1]
-        if not unit and (after.isalpha() and after.isascii() or after == "-" and not fraction):
+    for mention in find_numbers(plain):
+        if mention.in_name or _REFERENCE_BEFORE.search(plain[: mention.start]):
+            continue  # GPT-4, Qwen2.5, 2026-05-24, ranges such as 3-8; Table 2, 第 3 步
+        after = plain[mention.end : mention.end + 1]
+        if not mention.unit and (
+            after.isalpha() and after.isascii() or after == "-" and not mention.decimals
+        ):
             continue  # 3rd, 4o, 2D, 7-Eleven
-        digits = whole.replace(",", "")
-        if not fraction and not unit:
-            if int(digits) <= 10 and "," not in whole:
+        if not mention.decimals and not mention.unit:
+            if mention.value <= 10 and not mention.grouped:
                 continue
-            if len(digits) == 4 and 1900 <= int(digits) <= 2099:
+            if mention.is_year:
                 continue
-        value = float(digits + (fraction or ""))
-        decimals = len(fraction) - 1 if fraction else 0
-        found.append((match.group(0).strip(), _Value(value, decimals)))
+        found.append((mention.text, _Value(mention.value, mention.decimals)))
     return found
 
 
 def _paper_values(numbers: Iterable[str]) -> set[float]:
     values: set[float] = set()
     for raw in numbers:
-        for match in _ANY_NUMBER.finditer(raw):
-            value = float(match.group(0).replace(",", ""))
+        for mention in find_numbers(raw):
+            value = mention.value
             values.update({value, value * 100, value / 100})
     return values
 
@@ -163,13 +154,8 @@ def _check(
         for written, value in claims_in(text):
             total += 1
             if not _supported(value, pool):
-                unverified.append(NumberClaim(paper, section, written, _shorten(text)))
+                unverified.append(NumberClaim(paper, section, written, shorten(text, 160)))
     return VerifyReport(total, total - len(unverified), tuple(unverified), papers, missing)
-
-
-def _shorten(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _brief_chunks(brief: PaperBrief) -> list[tuple[str, str, str]]:
@@ -224,12 +210,7 @@ def drop_unsupported(
         return all(_supported(value, pool) for _, value in claims_in(text))
 
     def keep_sentences(text: str) -> str:
-        parts = re.split(r"(?<=[。！？；])|(?<=[.!?;])\s+", text)
-        kept = [p.strip() for p in parts if p and p.strip() and fine(p)]
-        return "".join(
-            part if not index or kept[index - 1][-1] in "。！？；" else " " + part
-            for index, part in enumerate(kept)
-        )
+        return join_clauses([clause for clause in split_clauses(text) if fine(clause)])
 
     results = brief.results
     if results is not None:
@@ -252,7 +233,7 @@ def drop_unsupported(
 def _heading_keys(level: str) -> dict[str, str]:
     """Heading text -> label key, for every language of the label table."""
     keys = {"##": ("summary", "overview"), "####": ("tldr", "results")}[level]
-    return {labels[key]: key for labels in LABELS.values() for key in keys}
+    return {getattr(labels, key): key for labels in LABELS.values() for key in keys}
 
 
 def covered_papers(markdown: str) -> list[str]:
@@ -274,7 +255,7 @@ def covered_papers(markdown: str) -> list[str]:
 def markdown_chunks(markdown: str) -> list[tuple[str, str, str]]:
     """(paper, section, text) for every checked section of a rendered digest."""
     h2_keys, h4_keys = _heading_keys("##"), _heading_keys("####")
-    notes_labels = {labels["result_notes"] for labels in LABELS.values()}
+    notes_labels = {labels.result_notes for labels in LABELS.values()}
     chunks: list[tuple[str, str, str]] = []
     day_section = ""
     paper = ""
@@ -303,7 +284,7 @@ def markdown_chunks(markdown: str) -> list[tuple[str, str, str]]:
             continue
         if day_section == "overview":
             link = _ABS_LINK.search(stripped)
-            label_row = any(labels["col_paper"] in stripped for labels in LABELS.values())
+            label_row = any(labels.col_paper in stripped for labels in LABELS.values())
             if link and not label_row:
                 chunks.append((link.group(1), "overview", _overview_cells(stripped)))
         elif day_section == "summary":

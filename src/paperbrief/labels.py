@@ -1,0 +1,414 @@
+"""The one per-language table of every word the digest and the web UI print.
+
+``Labels`` is typed, so a misspelt label is a mypy error, not a blank heading; writers,
+renderers, delivery, the verifier and the web UI read their words from here and hard-code
+none (punctuation included: ``colon`` and ``separator`` differ between zh and en).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from paperbrief.models import Signal
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The words of one language."""
+
+    html_lang: str  # the lang attribute of HTML pages
+    colon: str  # Between a label and its text.
+    rank_fits: str  # the ranker's one-line reason: {line}
+    rank_matches: str  # ... and the key phrases it matched: {terms}
+    rank_close: str  # ... or that it is only semantically close
+    rank_like_picked: str  # ... like papers the reader picked before
+    rank_avoided: str  # ... touches an avoided topic
+    separator: str  # Between items of running text.
+    title_with_stars: str  # A pick named in running text: {title}, {stars}.
+    summary: str
+    overview: str
+    col_paper: str
+    col_direction: str
+    col_contribution: str
+    col_relevance: str
+    theme: str
+    reason: str
+    info: str
+    no_figure: str
+    tldr: str
+    problem: str
+    method: str
+    insight: str
+    steps: str
+    difference: str
+    results: str
+    result_notes: str
+    reported_numbers: str
+    limitations: str
+    limitation_n: str
+    open_question: str
+    implications: str
+    technique: str
+    experiment: str
+    trend: str
+    comparison: str
+    dimension: str
+    provenance: str
+    writer_offline: str
+    abstract_only: str
+    not_fetched: str
+    extrapolation: str
+    matched_terms: str
+    result_headers: tuple[str, ...]  # the key-results table's columns
+    unverified_lead: str
+    line: str
+    stars: str
+    col_benchmark: str
+    col_finding: str
+    source_label: str
+    numbers_verified: str
+    model: str
+    tokens: str
+    cost: str
+    papers_considered: str
+    why_line: str
+    why_terms: str
+    read_first: str
+    full: str
+    more: str
+    figure_from: str
+    day_offline_summary: str
+    with_fulltext: str
+    closing_offline: str
+    empty_reason_no_announcement: str
+    empty_reason_fetch_failed: str
+    empty_reason_nothing_passed: str
+    archive: str  # web UI
+    ranking: str  # web UI
+    search: str  # web UI
+    profile: str  # web UI
+    up: str  # web UI
+    down: str  # web UI
+    save: str  # web UI
+    hide: str  # web UI
+    note: str  # web UI
+    no_digests: str  # web UI
+    picks: str  # web UI
+    open_digest: str  # web UI
+    raw_page: str  # web UI
+    listing_day: str  # web UI
+    writer: str  # web UI
+    delivered: str  # web UI
+    rank: str  # web UI
+    score: str  # web UI
+    paper: str  # web UI
+    picked: str  # web UI
+    not_picked_hint: str  # web UI
+    show_all: str  # web UI
+    no_ranking: str  # web UI
+    search_placeholder: str  # web UI
+    papers_found: str  # web UI
+    digests_found: str  # web UI
+    nothing_found: str  # web UI
+    authors: str  # web UI
+    categories: str  # web UI
+    abstract: str  # web UI
+    briefs: str  # web UI
+    outline: str  # web UI
+    no_outline: str  # web UI
+    tables: str  # web UI
+    figures: str  # web UI
+    feedback_history: str  # web UI
+    validate: str  # web UI
+    save_profile: str  # web UI
+    profile_valid: str  # web UI
+    profile_saved: str  # web UI
+    profile_problems: str  # web UI
+    line_no: str  # web UI
+    not_found: str  # web UI
+    research_lines: str  # web UI
+    days: str  # web UI
+    token_note: str  # web UI
+    why: str  # web UI: why a paper ranks where it does
+
+    def signal(self, signal: Signal | str) -> str:
+        """The button name of a feedback signal (the signal itself for pipeline signals)."""
+        value = Signal(signal)
+        return {
+            Signal.UP: self.up,
+            Signal.DOWN: self.down,
+            Signal.SAVE: self.save,
+            Signal.HIDE: self.hide,
+        }.get(value, value.value)
+
+
+_ZH = Labels(
+    html_lang="zh-CN",
+    colon="：",
+    rank_fits="契合「{line}」",
+    rank_matches="命中 {terms}",
+    rank_close="与该方向语义相近",
+    rank_like_picked="与你以往选中的论文相似",
+    rank_avoided="含回避主题，已降权",
+    separator="；",
+    title_with_stars="{title}（{stars}）",
+    summary="今日总结",
+    overview="今日全览",
+    col_paper="论文",
+    col_direction="方向",
+    col_contribution="核心贡献",
+    col_relevance="与我们的相关度",
+    theme="今日主题",
+    reason="推荐理由",
+    info="论文信息",
+    no_figure="该论文暂无 arXiv HTML 版本，本文不含原图。",
+    tldr="TL;DR",
+    problem="问题是什么？",
+    method="他们怎么做的？",
+    insight="核心 Insight",
+    steps="具体流程",
+    difference="跟之前方法的本质区别",
+    results="关键结果",
+    result_notes="结果解读",
+    reported_numbers="摘要中报告的数字",
+    limitations="局限性与开放问题",
+    limitation_n="局限 {n}",
+    open_question="开放问题",
+    implications="💡 对我们的启发",
+    technique="直接可用的技术点",
+    experiment="具体实验想法",
+    trend="研究趋势判断",
+    comparison="方法对比",
+    dimension="维度",
+    provenance="来源与核验",
+    writer_offline="本期由离线模式生成（未使用大语言模型）：内容全部来自论文元数据、摘要与可获取的全文，以抽取为主，不含推断；无法如实填写的小节已省略。",
+    abstract_only="仅依据摘要撰写：未能获取全文。",
+    not_fetched="离线模式：本次未读取全文，内容仅依据摘要，不含原图。",
+    extrapolation="（以下为基于摘要的推断，非论文原文结论）",
+    matched_terms="命中关键词",
+    result_headers=("任务 / 基准", "设置 / 指标", "基线", "本文", "变化", "出处"),
+    unverified_lead="未在原文中找到的数字：",
+    line="研究方向",
+    stars="相关度",
+    col_benchmark="来源",
+    col_finding="报告的结果",
+    source_label="全文来源",
+    numbers_verified="数字核验",
+    model="模型",
+    tokens="tokens",
+    cost="成本",
+    papers_considered="今日候选论文",
+    why_line="与「{line}」方向相关",
+    why_terms="命中：{terms}",
+    read_first="建议先读",
+    full="阅读全文",
+    more="另有 {n} 篇，见全文",
+    figure_from="原文图",
+    day_offline_summary=(
+        "今日 {total} 篇新论文中，按画像筛出 {count} 篇：{items}。"
+        "以下内容直接取自论文摘要{fulltext}，未经大语言模型改写。"
+    ),
+    with_fulltext="与全文",
+    closing_offline="建议先读《{title}》：它与「{line}」方向最相关（{stars}）。",
+    empty_reason_no_announcement="{day} 没有 arXiv 公告（周末或假日）。",
+    empty_reason_fetch_failed="{day} 的列表获取失败：{detail}",
+    empty_reason_nothing_passed="{day} 共 {total} 篇论文，但没有一篇达到画像的最低相关度。",
+    archive="归档",
+    ranking="今日排名",
+    search="搜索",
+    profile="研究档案",
+    up="有用",
+    down="没用",
+    save="收藏",
+    hide="不感兴趣",
+    note="备注（可选）",
+    no_digests="还没有日报。运行 `paperbrief run` 生成第一份。",
+    picks="入选论文",
+    open_digest="阅读日报",
+    raw_page="单独打开页面",
+    listing_day="arXiv 列表日",
+    writer="撰写",
+    delivered="投递",
+    rank="名次",
+    score="分数",
+    paper="论文",
+    picked="已入选",
+    not_picked_hint="当天全部候选论文的排序：已入选的标出，其余是没被选中的。",
+    show_all="显示全部",
+    no_ranking="还没有存储的排名。",
+    search_placeholder="标题、摘要或日报中的词",
+    papers_found="论文",
+    digests_found="日报",
+    nothing_found="没有找到。",
+    authors="作者",
+    categories="分类",
+    abstract="摘要",
+    briefs="日报中的解读",
+    outline="全文结构",
+    no_outline="还没有抓取全文。",
+    tables="表格",
+    figures="图",
+    feedback_history="我的反馈",
+    validate="校验",
+    save_profile="保存",
+    profile_valid="档案有效。",
+    profile_saved="已保存。",
+    profile_problems="档案有问题，未保存：",
+    line_no="第 {n} 行",
+    not_found="没有找到：",
+    research_lines="研究方向",
+    days="其他日期",
+    token_note="",
+    why="理由",
+)
+
+_EN = Labels(
+    html_lang="en",
+    colon=": ",
+    rank_fits="Fits “{line}”",
+    rank_matches=" matches {terms}",
+    rank_close=" semantically close",
+    rank_like_picked=" similar to papers you picked before",
+    rank_avoided=" touches an avoided topic, down-weighted",
+    separator="; ",
+    title_with_stars="{title} ({stars})",
+    summary="Summary",
+    overview="Overview",
+    col_paper="Paper",
+    col_direction="Area",
+    col_contribution="Key contribution",
+    col_relevance="Relevance to us",
+    theme="Theme of the day",
+    reason="Why we picked it",
+    info="Paper",
+    no_figure="No arXiv HTML rendering exists for this paper, so no original figures.",
+    tldr="TL;DR",
+    problem="What is the problem?",
+    method="How do they do it?",
+    insight="Core insight",
+    steps="Steps",
+    difference="What is really different from prior work",
+    results="Key results",
+    result_notes="Reading the results",
+    reported_numbers="Numbers reported in the abstract",
+    limitations="Limitations and open questions",
+    limitation_n="Limitation {n}",
+    open_question="Open question",
+    implications="💡 What this means for us",
+    technique="Usable now",
+    experiment="A concrete experiment",
+    trend="Where this is heading",
+    comparison="Comparison",
+    dimension="Dimension",
+    provenance="Sources and verification",
+    writer_offline=(
+        "Written in offline mode (no LLM): everything below is extracted from the "
+        "papers' metadata, abstracts and available full text, without inference; "
+        "sections that could not be filled honestly are left out."
+    ),
+    abstract_only="Written from the abstract only: the full text was not available.",
+    not_fetched="Offline mode: the full text was not read; written from the abstract, no figures.",
+    extrapolation="(extrapolated from the abstract, not a finding of the paper)",
+    matched_terms="matched terms",
+    result_headers=(
+        "Task / benchmark",
+        "Setting / metric",
+        "Baseline",
+        "Theirs",
+        "Change",
+        "Source",
+    ),
+    unverified_lead="Numbers not found in the paper: ",
+    line="research line",
+    stars="relevance",
+    col_benchmark="Source",
+    col_finding="Reported result",
+    source_label="full text source",
+    numbers_verified="numbers verified",
+    model="model",
+    tokens="tokens",
+    cost="cost",
+    papers_considered="papers considered today",
+    why_line="serves the line “{line}”",
+    why_terms="matched: {terms}",
+    read_first="Read first",
+    full="Read the full digest",
+    more="{n} more in the full digest",
+    figure_from="Figure from the paper",
+    day_offline_summary=(
+        "Of today's {total} new papers, the profile selects {count}: {items}. Everything "
+        "below is taken from the abstracts{fulltext} without LLM rewriting."
+    ),
+    with_fulltext=" and full texts",
+    closing_offline="Read “{title}” first: it is closest to the line “{line}” ({stars}).",
+    empty_reason_no_announcement="arXiv announced nothing on {day} (weekend or holiday).",
+    empty_reason_fetch_failed="The listing for {day} could not be fetched: {detail}",
+    empty_reason_nothing_passed=(
+        "{day} listed {total} papers, but none reached the profile's minimum relevance."
+    ),
+    archive="Archive",
+    ranking="Ranking",
+    search="Search",
+    profile="Profile",
+    up="Useful",
+    down="Not useful",
+    save="Save",
+    hide="Not interested",
+    note="Note (optional)",
+    no_digests="No digests yet. Run `paperbrief run` to make the first one.",
+    picks="Picks",
+    open_digest="Read the digest",
+    raw_page="Open the page alone",
+    listing_day="arXiv listing",
+    writer="Writer",
+    delivered="Delivered",
+    rank="#",
+    score="Score",
+    paper="Paper",
+    picked="picked",
+    not_picked_hint="The day's whole ranking: picks are marked, the rest were not chosen.",
+    show_all="Show all",
+    no_ranking="No ranking stored yet.",
+    search_placeholder="Words in titles, abstracts or digests",
+    papers_found="Papers",
+    digests_found="Digests",
+    nothing_found="Nothing found.",
+    authors="Authors",
+    categories="Categories",
+    abstract="Abstract",
+    briefs="In the digests",
+    outline="Full-text outline",
+    no_outline="Full text not fetched yet.",
+    tables="Tables",
+    figures="Figures",
+    feedback_history="My feedback",
+    validate="Validate",
+    save_profile="Save",
+    profile_valid="The profile is valid.",
+    profile_saved="Saved.",
+    profile_problems="The profile has problems and was not saved:",
+    line_no="line {n}",
+    not_found="Not found: ",
+    research_lines="Research lines",
+    days="Other days",
+    token_note="",
+    why="Why",
+)
+
+LABELS: Mapping[str, Labels] = MappingProxyType({"zh": _ZH, "en": _EN})
+
+
+def labels_for(language: str) -> Labels:
+    """The labels of ``language`` (``zh`` or ``en``)."""
+    try:
+        return LABELS[language]
+    except KeyError:
+        raise ValueError(
+            f"no labels for language {language!r}; use one of {sorted(LABELS)}"
+        ) from None
+
+
+def stars_text(stars: int) -> str:
+    return "⭐" * max(1, min(5, stars))

@@ -1,0 +1,69 @@
+"""Prompts: the prompt files beside this module, and the three things every prompt needs.
+
+* ``load(name)``: ``prompts/<name>.md`` as a ``string.Template`` (prompts are files, not
+  string literals in code);
+* ``defuse(text)``: untrusted text (titles, abstracts, full text, captions, anything derived
+  from them) made safe to place between our ``<paper>`` / ``<picks>`` delimiters;
+* ``describe_profile(profile)``: the reader as the judge and the writers see them;
+* ``LANGUAGE_NAMES`` / ``LANGUAGE_STYLE``: how prompts name the digest's language.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from string import Template
+
+from paperbrief.profile import Profile
+
+_DELIMITER = re.compile(r"<\s*/?\s*(paper|picks)", re.IGNORECASE)
+# How prompts name the digest's language, and the house style of each.
+LANGUAGE_NAMES = {"zh": "Chinese (简体中文)", "en": "English"}
+LANGUAGE_STYLE = {
+    "zh": "用中文写作，英文术语（模型名、benchmark、指标、方法名）保留英文原文；"
+    "把读者的研究组称为“我们”。推断内容以“推断：”开头。",
+    "en": "Address the reader's group as 'we'. Start extrapolated statements with"
+    " 'Extrapolation:'.",
+}
+
+
+def load(name: str) -> Template:
+    """A prompt file of the package (``paperbrief/prompts/<name>.md``)."""
+    text = (resources.files("paperbrief") / "prompts" / f"{name}.md").read_text(encoding="utf-8")
+    return Template(text)
+
+
+def defuse(text: str) -> str:
+    """Untrusted text that cannot open or close our delimiting tags: no spelling of
+    ``<paper``, ``</paper``, ``<picks`` or ``</picks`` (any case, any spacing) survives."""
+    return _DELIMITER.sub(lambda match: "‹" + match.group(0)[1:], text)
+
+
+def _priority(weight: float) -> str:
+    if weight > 1.0:
+        return " [high priority]"
+    if weight < 1.0:
+        return " [lower priority]"
+    return ""
+
+
+def describe_profile(profile: Profile) -> str:
+    """The reader profile as compact text for prompts: lines (strongest first, with their
+    key phrases), assets, and what to avoid (with the cases where it is still fine)."""
+    lines = [f"Reader: {profile.name}", "Research lines (strongest first):"]
+    for number, line in enumerate(profile.research_lines, 1):
+        keywords = ", ".join([*line.keywords[:8], *line.keywords_zh[:4]])
+        lines.append(
+            f"Line {number} — {line.name}{_priority(line.weight)}:"
+            f" {' '.join(line.description.split())} (keywords: {keywords})"
+        )
+    if profile.assets:
+        lines.append("Assets the reader has:")
+        lines.extend(f"- {a.name} ({a.kind}): {a.description}" for a in profile.assets)
+    if profile.avoid:
+        avoided = [
+            topic.topic + (f" (fine when: {', '.join(topic.unless)})" if topic.unless else "")
+            for topic in profile.avoid
+        ]
+        lines.append("Less interested in: " + "; ".join(avoided))
+    return "\n".join(lines)
