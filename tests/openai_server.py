@@ -4,7 +4,7 @@ Reusable by any test that drives ``paperbrief.llm.LLMClient``::
 
     with OpenAIServer() as server:
         server.push(Reply(content='{"ok": true}'), Reply(status=429, headers={"Retry-After": "1"}))
-        client = LLMClient(settings, store, api_key="k", base_url=server.url)
+        client = LLMClient(settings, store.llm, api_key="k", base_url=server.url)
         ...
         assert server.request_count == 2
         server.requests[0]["messages"]  # the JSON bodies received, in order

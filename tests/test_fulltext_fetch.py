@@ -13,6 +13,7 @@ from paperbrief.errors import FullTextError
 from paperbrief.fulltext import load_or_read_paper, read_paper
 from paperbrief.http import PoliteClient
 from paperbrief.models import Paper
+from paperbrief.retry import RetryPolicy
 from paperbrief.store import open_store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fulltext"
@@ -35,7 +36,9 @@ FAILED_CONVERSION = (
 
 @pytest.fixture
 def client():
-    with PoliteClient(delay_seconds=0, max_retries=0, sleep=lambda _: None) as polite:
+    with PoliteClient(
+        delay_seconds=0, retry=RetryPolicy(max_retries=0), sleep=lambda _: None
+    ) as polite:
         yield polite
 
 

@@ -39,7 +39,7 @@ def server() -> OpenAIServer:
 
 
 def make_client(server: OpenAIServer, store: Store | None, waits: list[float], **overrides):
-    settings = LLMSettings(model="m-default", backoff_base=0.5, **overrides)
+    settings = LLMSettings(model="m-default", **{"backoff_base": 0.5, **overrides})
     return LLMClient(
         settings,
         store.llm if store is not None else None,
@@ -89,6 +89,18 @@ def test_retries_429_honouring_retry_after(server, store):
     assert make_client(server, store, waits).complete_json("judge", ASK, Verdict).score == 4
     assert waits == [7.0]
     assert [r.outcome for r in store.llm.calls()] == ["http-429", "ok"]
+
+
+def test_the_llm_and_arxiv_share_one_retry_policy(server, store):
+    # 409 Conflict is a refusal, not a transient fault; backoff is capped like arXiv's.
+    server.push(Reply(status=409, body=b"{}"))
+    with pytest.raises(LLMError, match="HTTP 409"):
+        make_client(server, store, []).complete_json("judge", ASK, Verdict)
+    server.push(Reply(status=408, body=b"{}"), Reply(status=503, body=b"{}"), GOOD)
+    waits: list[float] = []
+    client = make_client(server, store, waits, backoff_base=50.0, max_retries=2)
+    assert client.complete_json("judge", ASK, Verdict).score == 4
+    assert waits == [50.0, 60.0]  # doubling, capped at the shared max_backoff
 
 
 def test_retries_5xx_with_exponential_backoff_then_fails(server, store):

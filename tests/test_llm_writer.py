@@ -157,7 +157,7 @@ def test_budget_exhausted_stops_the_day(store):
         with pytest.raises(BudgetExhausted):
             write_day(client, jobs)
         assert server.request_count == 1
-    assert store.llm.calls()[-1].outcome == "budget-exhausted"
+    assert "budget-exhausted" in [call.outcome for call in store.llm.calls()]
 
 
 def test_invalid_answer_is_repaired_with_the_validation_error(store):

@@ -159,6 +159,7 @@ def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
     table; a rerun with --force reads nothing again."""
     from paperbrief.http import PoliteClient
     from paperbrief.pipeline import ArxivEndpoints
+    from paperbrief.retry import RetryPolicy
 
     html = (FIXTURES / "fulltext" / "arxiv_html_2501.11120v1.html").read_bytes()
     pdf = (FIXTURES / "fulltext" / "arxiv_pdf_2304.02623v1.pdf").read_bytes()
@@ -186,7 +187,7 @@ def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
             ar5iv=httpserver.url_for("/ar5iv"),
             pdf=httpserver.url_for("/pdf"),
         )
-        with PoliteClient(delay_seconds=0, max_retries=0) as client:
+        with PoliteClient(delay_seconds=0, retry=RetryPolicy(max_retries=0)) as client:
             services = Services(
                 embedder=Embedder(cache=store.embeddings), http=client, arxiv=endpoints
             )

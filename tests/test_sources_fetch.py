@@ -37,6 +37,7 @@ from paperbrief.errors import (
 )
 from paperbrief.http import PoliteClient
 from paperbrief.models import Paper
+from paperbrief.retry import RetryPolicy
 from paperbrief.sources import fetch_listing
 from paperbrief.sources.arxiv_api import fetch_papers
 from paperbrief.sources.arxiv_feed import parse_feed
@@ -60,7 +61,7 @@ def recorder() -> Recorder:
 
 @pytest.fixture
 def client(recorder: Recorder) -> PoliteClient:
-    with PoliteClient(sleep=recorder.sleep, timeout=5, max_retries=2) as polite:
+    with PoliteClient(sleep=recorder.sleep, timeout=5, retry=RetryPolicy(max_retries=2)) as polite:
         yield polite  # type: ignore[misc]
 
 

@@ -9,7 +9,8 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from paperbrief.errors import SourceError
-from paperbrief.http import HostUnreachable, HttpStatusError, PoliteClient, parse_retry_after
+from paperbrief.http import HostUnreachable, HttpStatusError, PoliteClient
+from paperbrief.retry import RetryPolicy, parse_retry_after
 
 
 class FakeTime:
@@ -27,8 +28,14 @@ class FakeTime:
         self.now += seconds
 
 
-def make_client(fake: FakeTime, **kwargs: object) -> PoliteClient:
-    return PoliteClient(sleep=fake.sleep, clock=fake.clock, timeout=5, **kwargs)  # type: ignore[arg-type]
+RETRY_KNOBS = ("max_retries", "backoff_base", "max_backoff", "max_retry_after")
+
+
+def make_client(fake: FakeTime, **options: float) -> PoliteClient:
+    """A client on fake time; retry knobs go to its RetryPolicy, the rest to the client."""
+    retry = RetryPolicy(**{k: v for k, v in options.items() if k in RETRY_KNOBS})  # type: ignore[arg-type]
+    rest = {k: v for k, v in options.items() if k not in RETRY_KNOBS}
+    return PoliteClient(sleep=fake.sleep, clock=fake.clock, timeout=5, retry=retry, **rest)  # type: ignore[arg-type]
 
 
 def test_sends_descriptive_user_agent_and_returns_final_url(httpserver: HTTPServer) -> None:

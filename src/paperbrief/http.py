@@ -9,10 +9,10 @@ Contract of ``PoliteClient.get``:
 
 * returns an ``HttpResponse`` (status, final URL after redirects, body bytes, headers) for
   any 2xx/3xx answer whose body fits in ``max_bytes`` and that ``retry_if`` accepts;
-* retries 429/500/502/503/504, connection errors, timeouts and responses that ``retry_if``
-  rejects, at most ``max_retries`` times; ``Retry-After`` (seconds or an HTTP date) replaces
-  the backoff when present, capped at ``max_retry_after`` seconds;
-* raises ``HttpStatusError`` (a ``SourceError``) at once for any other 4xx, carrying the
+* retries the statuses of its ``RetryPolicy`` (408, 429, 5xx), connection errors, timeouts
+  and responses that ``retry_if`` rejects, as the policy says (``paperbrief.retry``: capped
+  exponential backoff, ``Retry-After`` honoured and capped);
+* raises ``HttpStatusError`` (a ``SourceError``) at once for any other 4xx/5xx, carrying the
   status and body so callers can read an error document (arXiv's API answers a bad query
   with HTTP 400 and an Atom feed that explains it);
 * raises ``SourceError`` with a hint when retries are exhausted or the body is too large
@@ -24,24 +24,24 @@ real socket path against a loopback server without waiting real seconds.
 
 from __future__ import annotations
 
-import email.utils
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
 from paperbrief import __version__
 from paperbrief.errors import SourceError
+from paperbrief.retry import RetryPolicy, parse_retry_after
 
 DEFAULT_USER_AGENT = (
     f"paperbrief/{__version__} (personal daily arXiv digest; "
     "+https://github.com/paperbrief/paperbrief; mailto:paperbrief@users.noreply.github.com)"
 )
-RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
+# arXiv asks for patience: up to four retries, waits doubling from 2 s to at most 60 s.
+ARXIV_RETRY = RetryPolicy(max_retries=4, backoff_base=2.0, max_backoff=60.0)
 
 
 @dataclass(frozen=True)
@@ -99,10 +99,7 @@ class PoliteClient:
         delay_seconds: minimum time between the starts of two requests (arXiv: 3 s). Applies
             to retries too.
         timeout: seconds for connect, read, write and pool waits of one attempt.
-        max_retries: extra attempts after the first (so ``max_retries + 1`` in total).
-        backoff_base: first backoff wait in seconds; doubles on every retry.
-        max_backoff: cap of one computed backoff wait.
-        max_retry_after: cap of a server-sent ``Retry-After`` wait.
+        retry: how often and how long to retry (``paperbrief.retry.RetryPolicy``).
         max_bytes: largest body accepted; a larger one raises ``SourceError``.
         sleep: called with seconds to wait (tests pass a recorder).
         clock: monotonic clock in seconds (tests pass a fake one that ``sleep`` advances).
@@ -115,24 +112,18 @@ class PoliteClient:
         user_agent: str = DEFAULT_USER_AGENT,
         delay_seconds: float = 3.0,
         timeout: float = 30.0,
-        max_retries: int = 4,
-        backoff_base: float = 2.0,
-        max_backoff: float = 60.0,
-        max_retry_after: float = 120.0,
+        retry: RetryPolicy = ARXIV_RETRY,
         max_bytes: int = 50 * 1024 * 1024,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        if delay_seconds < 0 or max_retries < 0 or timeout <= 0:
-            raise ValueError("delay_seconds and max_retries must be >= 0, timeout > 0")
+        if delay_seconds < 0 or timeout <= 0:
+            raise ValueError("delay_seconds must be >= 0 and timeout > 0")
         self.user_agent = user_agent
         self.delay_seconds = delay_seconds
         self.timeout = timeout
-        self.max_retries = max_retries
-        self.backoff_base = backoff_base
-        self.max_backoff = max_backoff
-        self.max_retry_after = max_retry_after
+        self.retry = retry
         self.max_bytes = max_bytes
         self._sleep = sleep
         self._clock = clock
@@ -172,7 +163,7 @@ class PoliteClient:
         with self._lock:
             last_failure = ""
             ever_answered = False
-            for attempt in range(self.max_retries + 1):
+            for attempt in range(self.retry.attempts):
                 self._wait_for_turn()
                 try:
                     response = self._attempt(url, params, headers)
@@ -184,12 +175,12 @@ class PoliteClient:
                 except _RetryableFailure as failure:
                     last_failure = failure.description
                     ever_answered = ever_answered or failure.answered
-                    if attempt == self.max_retries:
+                    if attempt == self.retry.max_retries:
                         break
-                    self._sleep(self._retry_wait(attempt, failure.retry_after))
+                    self._sleep(self.retry.wait(attempt, failure.retry_after))
             error_type = SourceError if ever_answered else HostUnreachable
             raise error_type(
-                f"GET {url} failed after {self.max_retries + 1} attempts: {last_failure}",
+                f"GET {url} failed after {self.retry.attempts} attempts: {last_failure}",
                 hint="arXiv may be down or rate-limiting; wait a few minutes and rerun "
                 "(a rerun reuses what was already fetched), or use --listing FILE",
             )
@@ -202,11 +193,6 @@ class PoliteClient:
                 self._sleep(remaining)
                 now = self._clock()
         self._last_start = now
-
-    def _retry_wait(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_retry_after)
-        return min(self.backoff_base * (2**attempt), self.max_backoff)
 
     def _attempt(
         self, url: str, params: Mapping[str, Any] | None, headers: Mapping[str, str] | None
@@ -227,7 +213,7 @@ class PoliteClient:
             ) from error
         except httpx.TransportError as error:
             raise _RetryableFailure(f"connection error ({error!r})", answered=False) from error
-        if response.status in RETRYABLE_STATUSES:
+        if self.retry.retryable(response.status):
             raise _RetryableFailure(
                 f"HTTP {response.status}",
                 retry_after=parse_retry_after(response.headers.get("retry-after")),
@@ -261,22 +247,3 @@ def _too_large(url: str, max_bytes: int) -> SourceError:
         f"response from {url} is larger than {max_bytes} bytes",
         hint="raise max_bytes of the PoliteClient if this document is expected to be large",
     )
-
-
-def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date)."""
-    if not value:
-        return None
-    text = value.strip()
-    try:
-        return max(float(text), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    reference = now or datetime.now(UTC)
-    return max((when - reference).total_seconds(), 0.0)

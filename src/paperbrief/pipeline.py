@@ -297,7 +297,7 @@ def write_briefs(
 def _writer_name(services: Services) -> str:
     if services.llm is None:
         return "offline"
-    return str(getattr(services.llm, "writer_model", "llm"))
+    return services.llm.model_for("writer")
 
 
 def compose_digest(

@@ -1,9 +1,10 @@
 """The LLM judge: screens the head of the cheap ranking with title + abstract.
 
 ``judge_ranking`` sends the top ``judge_top_k`` papers in batches of ``judge_batch_size``
-to the ``judge`` role of an :class:`~paperbrief.llm.LLMClient` with the reader's profile
-(research lines and what to avoid) as the rubric (prompt: ``prompts/judge.md``). Each
-paper gets stars 1-5, the research line it serves, a one-line reason and a must-read flag.
+to the ``judge`` role of the LLM boundary (``paperbrief.llm.CompletesJSON``) with the
+reader's profile (research lines and what to avoid) as the rubric (prompt:
+``prompts/judge.md``). Each paper gets stars 1-5, the research line it serves, a one-line
+reason and a must-read flag.
 
 Paper text is data: it is placed inside ``<paper key=...>`` tags, defused so it cannot
 close them (``prompts.defuse``), the prompt says never to follow instructions found there,
@@ -21,16 +22,14 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 from paperbrief import prompts
 from paperbrief.errors import PaperbriefError
+from paperbrief.llm import CompletesJSON
 from paperbrief.models import ScoredPaper
 from paperbrief.profile import Profile
-
-T = TypeVar("T", bound=BaseModel)
 
 # Completion cap per paper of a batch: one short JSON verdict with a one-line reason.
 TOKENS_PER_VERDICT = 150
@@ -46,20 +45,6 @@ class JudgeVerdict(BaseModel):
 
 class JudgeAnswer(BaseModel):
     papers: list[JudgeVerdict]
-
-
-class JudgeClient(Protocol):
-    """What the judge needs from the LLM boundary (``paperbrief.llm.LLMClient``)."""
-
-    def complete_json(
-        self,
-        role: str,
-        messages: Sequence[dict[str, str]],
-        schema: type[T],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> T: ...
 
 
 @dataclass(frozen=True)
@@ -121,7 +106,7 @@ def _validated(answer: JudgeAnswer, keys: Sequence[str], profile: Profile) -> di
 def judge_ranking(
     ranking: Sequence[ScoredPaper],
     profile: Profile,
-    client: JudgeClient,
+    client: CompletesJSON,
     *,
     max_workers: int = 4,
 ) -> JudgeResult:

@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 from paperbrief import fulltext, prompts
 from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for
-from paperbrief.llm import LLMClient
+from paperbrief.llm import StructuredLLM
 from paperbrief.models import (
     ComparisonTable,
     Digest,
@@ -219,7 +219,7 @@ def brief_from_read(
 
 
 def write_brief_llm(
-    client: LLMClient,
+    client: StructuredLLM,
     scored: ScoredPaper,
     document: Document | None,
     profile: Profile,
@@ -235,7 +235,7 @@ def write_brief_llm(
 
 
 def write_briefs_llm(
-    client: LLMClient,
+    client: StructuredLLM,
     jobs: Sequence[tuple[ScoredPaper, Document | None]],
     profile: Profile,
     language: str | None = None,
@@ -247,7 +247,7 @@ def write_briefs_llm(
     nothing already written. The first error is re-raised after finished briefs are handed
     to ``on_done``.
     """
-    workers = max(1, min(client.settings.concurrency, len(jobs)))
+    workers = max(1, min(profile.llm.concurrency, len(jobs)))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [
             pool.submit(write_brief_llm, client, scored, document, profile, language)
@@ -334,7 +334,7 @@ def unverified_notes(report: VerifyReport, language: str, limit: int = 8) -> tup
 
 
 def write_day_llm(
-    client: LLMClient,
+    client: StructuredLLM,
     briefs: Sequence[PaperBrief],
     profile: Profile,
     language: str | None = None,
@@ -385,7 +385,7 @@ def write_day_llm(
     usage = client.usage().values()
     notes = unverified_notes(report, language)
     provenance = Provenance(
-        writer=client.writer_model,
+        writer=client.model_for("writer"),
         sources={b.paper.id: b.text_source for b in briefs},
         numbers_checked=report.numbers,
         numbers_verified=report.verified,
