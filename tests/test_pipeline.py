@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from paperbrief.cli import cli
 from paperbrief.errors import EXIT_FETCH_FAILED, EXIT_NOTHING_PASSED, EmptyDay
-from paperbrief.pipeline import QuietReporter, RunOptions, Services, run_day
+from paperbrief.pipeline import QuietReporter, RunOptions, run_day
 from paperbrief.profile import load_profile
-from paperbrief.rank import Embedder
+from paperbrief.services import ArxivEndpoints, Services
 from paperbrief.store import open_store
 
 from conftest import EXAMPLE_PROFILE, FIXTURES
@@ -46,8 +46,8 @@ def _run(store, tmp_path: Path, reporter=None, **options):
     return run_day(
         store,
         profile,
-        RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", offline=True, **options),
-        Services(embedder=Embedder(cache=store.embeddings)),
+        RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", **options),
+        Services.build(profile, store, offline=True),
         today=date(2026, 5, 23),
         reporter=reporter,
     )
@@ -101,12 +101,13 @@ def test_day_with_nothing_in_the_profiles_categories_is_empty(tmp_path: Path):
         {**row, "categories": ["q-bio.GN"], "listings": {"q-bio.GN": "new"}} for row in rows[:3]
     ]
     listing.write_text("\n".join(json.dumps(r) for r in foreign), encoding="utf-8")
+    profile = load_profile(EXAMPLE_PROFILE)
     with open_store(tmp_path / "db.sqlite") as store, pytest.raises(EmptyDay) as caught:
         run_day(
             store,
-            load_profile(EXAMPLE_PROFILE),
-            RunOptions(listing_file=listing, out_dir=tmp_path / "out", offline=True),
-            Services(),
+            profile,
+            RunOptions(listing_file=listing, out_dir=tmp_path / "out"),
+            Services.build(profile, store, offline=True),
             today=date(2026, 5, 23),
         )
     assert caught.value.exit_code == EXIT_NOTHING_PASSED
@@ -158,7 +159,6 @@ def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
     and a PDF for the others. The digest shows the paper's figure and its own results
     table; a rerun with --force reads nothing again."""
     from paperbrief.http import PoliteClient
-    from paperbrief.pipeline import ArxivEndpoints
     from paperbrief.retry import RetryPolicy
 
     html = (FIXTURES / "fulltext" / "arxiv_html_2501.11120v1.html").read_bytes()
@@ -187,10 +187,10 @@ def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
             ar5iv=httpserver.url_for("/ar5iv"),
             pdf=httpserver.url_for("/pdf"),
         )
-        with PoliteClient(delay_seconds=0, retry=RetryPolicy(max_retries=0)) as client:
-            services = Services(
-                embedder=Embedder(cache=store.embeddings), http=client, arxiv=endpoints
-            )
+        client = PoliteClient(delay_seconds=0, retry=RetryPolicy(max_retries=0))
+        with Services.build(
+            profile, store, offline=False, arxiv=endpoints, http=client
+        ) as services:
             options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", force=True)
             result = run_day(store, profile, options, services, today=date(2026, 5, 23))
             requests_after_first = len(httpserver.log)
@@ -278,8 +278,11 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_
         # the judged ranking and the LLM digest (the digest is upgraded, not reused).
         _run(store, tmp_path)
         client = LLMClient(settings, store.llm, api_key=None, day="2026-05-23", base_url=server.url)
-        services = Services(embedder=Embedder(cache=store.embeddings), llm=client)
-        options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", offline=False)
+        # No arXiv here: the LLM writes from the listing's abstracts.
+        services = Services(
+            embedder=Services.build(profile, store, offline=True).embedder, llm=client
+        )
+        options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out")
         result = run_day(store, profile, options, services, today=date(2026, 5, 23))
         first_requests = server.request_count
         batches = -(-min(profile.rank.judge_top_k, 36) // profile.rank.judge_batch_size)

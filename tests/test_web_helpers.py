@@ -55,7 +55,7 @@ def seed_store(folder: Path) -> tuple[Path, Path]:
     store_path = folder / "paperbrief.db"
     with open_store(store_path) as store:
         store.listings.save(Listing(LISTING_DAY, tuple(s.paper for s in ranking), "test"))
-        store.rankings.save(LISTING_DAY, profile.fingerprint(), ranking)
+        store.rankings.save(LISTING_DAY, profile.ranking_fingerprint(), ranking)
         store.picks.save(DIGEST_DAY, LISTING_DAY, picks)
         store.digests.save(
             digest, "offline", render_markdown(digest, profile), render_html(digest, profile)

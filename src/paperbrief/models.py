@@ -174,6 +174,9 @@ class ComparisonTable:
     title: str = ""
 
 
+OFFLINE_WRITER = "offline"  # Provenance.writer of a digest written without an LLM
+
+
 @dataclass(frozen=True)
 class Provenance:
     writer: str  # "offline" or the model name

@@ -293,9 +293,18 @@ class Profile(Strict):
     def all_categories(self) -> list[str]:
         return [*self.categories, *self.secondary_categories]
 
-    def fingerprint(self) -> str:
-        """A short hash of everything that changes ranking or writing (cache key)."""
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    def ranking_fingerprint(self) -> str:
+        """A short hash of what changes a day's ranking (its cache key): categories, research
+        lines, what to avoid, the ``[rank]`` settings and the language of the reasons.
+
+        Editing anything else (an e-mail address, the output folder, picks per day) keeps
+        the stored ranking and the trained learner.
+        """
+        fields = {"categories", "secondary_categories", "include_replacements"}
+        fields |= {"research_lines", "avoid", "rank", "language"}
+        blob = json.dumps(
+            self.model_dump(mode="json", include=fields), sort_keys=True, ensure_ascii=False
+        )
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

@@ -6,13 +6,13 @@ import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
-from paperbrief.errors import PaperbriefError
+from paperbrief.errors import EmptyDay, PaperbriefError
 from paperbrief.profile import Profile, home_dir, load_profile
 from paperbrief.store import Store, open_store
 
@@ -30,6 +30,14 @@ def fail(error: PaperbriefError) -> None:
     if error.hint:
         console.print(f"[dim]hint:[/] {escape(error.hint)}", highlight=False, soft_wrap=True)
     sys.exit(error.exit_code)
+
+
+def report_empty(what: str, empty: EmptyDay) -> NoReturn:
+    """A day with nothing to publish: say why (and the hint) and exit with its code."""
+    console.print(f"[yellow]{what}:[/] {escape(empty.message)}", highlight=False)
+    if empty.hint:
+        console.print(f"[dim]hint:[/] {escape(empty.hint)}", highlight=False)
+    raise SystemExit(empty.exit_code)
 
 
 def handle_errors(function: F) -> F:

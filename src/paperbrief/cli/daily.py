@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import TypeVar
@@ -23,22 +22,13 @@ from paperbrief.cli.common import (
     get_store,
     handle_errors,
     profile_option,
+    report_empty,
 )
 from paperbrief.errors import EXIT_DELIVERY_FAILED, EmptyDay
-from paperbrief.http import PoliteClient
 from paperbrief.labels import stars_text
-from paperbrief.pipeline import (
-    RunOptions,
-    RunResult,
-    Services,
-    acquire_listing,
-    filter_papers,
-    rank_day,
-    resolve_days,
-    run_day,
-)
+from paperbrief.pipeline import RunOptions, acquire_listing, rank_day, resolve_days, run_day
 from paperbrief.profile import Profile
-from paperbrief.store import Store
+from paperbrief.services import Services
 
 T = TypeVar("T")
 
@@ -92,44 +82,6 @@ def _date(value: str | None) -> date | None:
         raise click.BadParameter(f"{value!r} is not a date; use YYYY-MM-DD") from None
 
 
-def _build_services(
-    store: Store, profile: Profile, offline: bool, digest_date: date | None = None
-) -> Services:
-    services = Services(embedder=rank.Embedder(cache=store.embeddings))
-    if offline:
-        return services
-    services.http = PoliteClient()
-    from paperbrief import llm
-
-    if llm.llm_configured(profile.llm, os.environ):
-        # The daily budget is scoped to the digest date (today when not given).
-        day = (digest_date or _today(profile)).isoformat()
-        services.llm = llm.LLMClient(
-            profile.llm, store.llm, api_key=llm.resolve_api_key(profile.llm), day=day
-        )
-    return services
-
-
-def _deliverer(store: Store, profile: Profile, failed: list[str]) -> Callable[[RunResult], None]:
-    """Delivery after the files are written; failed channel names are appended to
-    ``failed`` (they are retried on the next run)."""
-    from paperbrief.deliver import deliver_digest
-
-    def deliver(result: RunResult) -> None:
-        # Channels already sent for this date are skipped; failed ones are retried.
-        stored = store.digests.load(result.digest_date, profile.language)
-        if stored is None:
-            return
-        for outcome in deliver_digest(stored, profile, store.deliveries, store.digests):
-            style = "green" if outcome.ok else "red"
-            channel, detail = escape(outcome.channel), escape(outcome.detail)
-            console.print(f"  [{style}]{channel}[/]: {outcome.status} {detail}", highlight=False)
-            if not outcome.ok:
-                failed.append(outcome.channel)
-
-    return deliver
-
-
 listing_option = click.option(
     "--listing",
     "listing_file",
@@ -174,32 +126,20 @@ def run(
         listing_file=listing_file,
         out_dir=out_dir,
         force=force,
-        offline=offline,
         deliver=not (offline or no_deliver),
         strict=strict,
     )
-    failed_channels: list[str] = []
-    with get_store() as store:
-        services = _build_services(store, profile, offline, options.digest_date)
+    today = _today(profile)
+    budget_day = options.digest_date or today  # the LLM budget is scoped to the digest date
+    with (
+        get_store() as store,
+        Services.build(profile, store, offline=offline, day=budget_day) as services,
+    ):
         try:
             with RichReporter() as reporter:
-                result = run_day(
-                    store,
-                    profile,
-                    options,
-                    services,
-                    today=_today(profile),
-                    reporter=reporter,
-                    deliver=_deliverer(store, profile, failed_channels),
-                )
+                result = run_day(store, profile, options, services, today=today, reporter=reporter)
         except EmptyDay as empty:
-            console.print(f"[yellow]nothing published:[/] {escape(empty.message)}", highlight=False)
-            if empty.hint:
-                console.print(f"[dim]hint:[/] {escape(empty.hint)}", highlight=False)
-            raise SystemExit(empty.exit_code) from None
-        finally:
-            if services.http is not None:
-                services.http.close()
+            report_empty("nothing published", empty)
     for note in result.notes:
         console.print(f"[dim]note:[/] {escape(note)}", highlight=False)
     if not result.reused:
@@ -215,10 +155,14 @@ def run(
             )
     for kind, path in result.files.items():
         click.echo(f"{kind}: {path}")
-    if failed_channels:
+    for outcome in result.deliveries:
+        style = "green" if outcome.ok else "red"
+        channel, detail = escape(outcome.channel), escape(outcome.detail)
+        console.print(f"  [{style}]{channel}[/]: {outcome.status} {detail}", highlight=False)
+    if result.failed_channels:
         console.print(
-            f"[red]delivery failed:[/] {escape(', '.join(failed_channels))} — the digest is"
-            " written; these channels are retried on the next run",
+            f"[red]delivery failed:[/] {escape(', '.join(result.failed_channels))} — the digest"
+            " is written; these channels are retried on the next run",
             highlight=False,
         )
         raise SystemExit(EXIT_DELIVERY_FAILED)
@@ -234,15 +178,12 @@ def fetch(date_text: str | None, listing_file: Path | None, profile_path: Path |
     profile = get_profile(profile_path)
     options = RunOptions(digest_date=_date(date_text), listing_file=listing_file, force=True)
     listing_day, _ = resolve_days(options, _today(profile))
-    with get_store() as store, PoliteClient() as client:
+    with get_store() as store, Services.build(profile, store, offline=False) as services:
         try:
-            listing = acquire_listing(store, profile, options, listing_day, Services(http=client))
+            listing = acquire_listing(store, profile, options, listing_day, services)
         except EmptyDay as empty:
-            console.print(f"[yellow]no listing:[/] {escape(empty.message)}", highlight=False)
-            if empty.hint:
-                console.print(f"[dim]hint:[/] {escape(empty.hint)}", highlight=False)
-            raise SystemExit(empty.exit_code) from None
-    kept = filter_papers(listing, profile)
+            report_empty("no listing", empty)
+    kept = rank.candidates(listing, profile)
     kinds: dict[str, int] = {}
     for paper in kept:
         for kind in set(paper.listings.values()) or {"new"}:
@@ -267,15 +208,14 @@ def rank_command(
 ) -> None:
     """Rank the day's papers against the profile and print the top ones with reasons."""
     profile = get_profile(profile_path)
-    options = RunOptions(digest_date=_date(date_text), listing_file=listing_file, offline=True)
+    options = RunOptions(digest_date=_date(date_text), listing_file=listing_file)
     listing_day, _ = resolve_days(options, _today(profile))
-    with get_store() as store:
-        services = Services(embedder=rank.Embedder(cache=store.embeddings))
+    with get_store() as store, Services.build(profile, store, offline=True) as services:
         listing = acquire_listing(store, profile, options, listing_day, services)
-        papers = filter_papers(listing, profile)
+        papers = rank.candidates(listing, profile)
         with RichReporter() as reporter:
             reporter.stage(f"ranking {len(papers)} papers of {listing.day}")
-            ranking = rank_day(store, profile, papers, listing.day, services, force=False)
+            ranking = rank_day(store, profile, papers, listing.day, services, force=False).ranking
         picks = {p.paper.id for p in rank.select_picks(ranking, profile)}
     table = Table(title=f"{listing.day}: top {top} of {len(ranking)}", show_lines=False)
     for column in ("#", "pick", "stars", "score", "id", "title", "line / reason"):

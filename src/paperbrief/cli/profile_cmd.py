@@ -14,6 +14,7 @@ from paperbrief.cli.common import (
     resolve_profile_path,
 )
 from paperbrief.errors import ProfileError
+from paperbrief.files import write_atomic
 from paperbrief.profile import load_profile, profile_template
 
 
@@ -34,7 +35,7 @@ def init(path: Path | None, force: bool) -> None:
         return
     if path.exists() and not force:
         raise ProfileError(f"{path} already exists", "pass --force to overwrite it")
-    path.write_text(text, encoding="utf-8")
+    write_atomic(path, text)
     console.print(f"wrote {path}; edit it, then run `paperbrief profile check --profile {path}`")
 
 

@@ -13,9 +13,9 @@ from rich.table import Table
 from paperbrief.cli.common import CONTEXT, console, get_profile, get_store, handle_errors
 from paperbrief.errors import PaperbriefError
 from paperbrief.models import Signal, split_arxiv_id
-from paperbrief.rank.embed import Embedder
 from paperbrief.rank.evaluate import CUTOFFS, evaluate_ranking, load_posts
 from paperbrief.rank.judge import load_replay
+from paperbrief.services import Services
 from paperbrief.store import temporary_store
 
 
@@ -101,7 +101,7 @@ def eval_ranking(
     profile = get_profile(profile_path)
     since_day = since.date() if since is not None else None  # type: ignore[attr-defined]
     with get_store() as store, temporary_store() as scratch:
-        embedder = Embedder(cache=store.embeddings, model_name=profile.rank.embedding_model)
+        embedder = Services.build(profile, store, offline=True).embedder
         with console.status("ranking …") as status:
             report = evaluate_ranking(
                 listings_dir,

@@ -10,11 +10,12 @@ import click
 
 from paperbrief.cli.common import CONTEXT, get_store, handle_errors
 from paperbrief.errors import FullTextError
-from paperbrief.fulltext import load_or_read_paper, read_local_file
+from paperbrief.fulltext import read_local_file
 from paperbrief.fulltext.fetch import AR5IV_BASE, HTML_BASE, PDF_BASE
 from paperbrief.fulltext.present import document_markdown, document_report, document_summary
-from paperbrief.http import PoliteClient
 from paperbrief.models import Paper, split_arxiv_id
+from paperbrief.pipeline import read_fulltext
+from paperbrief.services import ArxivEndpoints, Services
 
 
 @click.command("read", context_settings=CONTEXT)
@@ -41,7 +42,11 @@ def read_command(
         doc = read_local_file(path)
     else:
         paper_id, version = split_arxiv_id(target)
-        with get_store() as store:
+        endpoints = ArxivEndpoints(html=html_base, ar5iv=ar5iv_base, pdf=pdf_base)
+        with (
+            get_store() as store,
+            Services.build(None, store, offline=False, arxiv=endpoints) as services,
+        ):
             paper = store.listings.paper(paper_id) or Paper(
                 id=paper_id,
                 title="",
@@ -52,15 +57,9 @@ def read_command(
             )
             if version is not None:
                 paper = replace(paper, version=version)
-            with PoliteClient() as client:
-                doc = load_or_read_paper(
-                    store.documents,
-                    paper,
-                    client,
-                    html_base=html_base,
-                    ar5iv_base=ar5iv_base,
-                    pdf_base=pdf_base,
-                )
+            fetched = read_fulltext(store, paper, services)
+        assert fetched is not None  # online, a Document always comes back
+        doc = fetched
         if doc.source == "abstract" and not doc.abstract:
             raise FullTextError(
                 f"no full text for {target}: " + "; ".join(doc.attempts),

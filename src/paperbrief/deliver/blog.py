@@ -7,12 +7,12 @@ tree is touched.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from datetime import date
 from pathlib import Path
 
 from paperbrief.errors import DeliveryError
+from paperbrief.files import OutputError, write_atomic
 
 
 def write_blog_post(
@@ -42,9 +42,10 @@ def write_blog_post(
             f"blog filename {filename!r} leaves the blog folder",
             "use a plain file name such as '{date}.md'",
         )
-    temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_text(markdown, encoding="utf-8")
-    os.replace(temporary, target)
+    try:
+        write_atomic(target, markdown)
+    except OutputError as error:
+        raise DeliveryError(error.message, error.hint) from error
     if not git_commit:
         return f"wrote {target}"
     message = commit_message.replace("{date}", digest_date.isoformat())

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
 from paperbrief.deliver.mail import inline_styles
+from paperbrief.errors import DeliveryError
+from paperbrief.files import OutputError, write_atomic
 
 ATOM = "http://www.w3.org/2005/Atom"
 
@@ -65,8 +66,8 @@ def build_atom_feed(
 
 def write_feed(path: Path, document: bytes) -> str:
     """Replace the feed file atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_bytes(document)
-    os.replace(temporary, path)
+    try:
+        write_atomic(path, document)
+    except OutputError as error:
+        raise DeliveryError(error.message, error.hint) from error
     return f"wrote {path}"

@@ -233,7 +233,7 @@ class FeedbackModel:
         return self
 
     def _train(self, profile: Profile) -> None:
-        key = profile.fingerprint()
+        key = profile.ranking_fingerprint()
         if self._trained_for == key:
             return
         examples = self.examples

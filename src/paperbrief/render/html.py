@@ -9,7 +9,7 @@ from __future__ import annotations
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from paperbrief.labels import labels_for, stars_text
-from paperbrief.models import Digest
+from paperbrief.models import OFFLINE_WRITER, Digest
 from paperbrief.profile import Profile
 from paperbrief.render.markdown import front_matter
 
@@ -36,5 +36,6 @@ def render_html(digest: Digest, profile: Profile) -> str:
     return template.render(
         digest=digest,
         labels=labels_for(digest.language),
+        offline_writer=OFFLINE_WRITER,
         meta=front_matter(digest, profile),
     )

@@ -11,7 +11,7 @@ import re
 from urllib.parse import quote
 
 from paperbrief.labels import Labels, labels_for, stars_text
-from paperbrief.models import ComparisonTable, Digest, PaperBrief, TableData
+from paperbrief.models import OFFLINE_WRITER, ComparisonTable, Digest, PaperBrief, TableData
 from paperbrief.profile import Profile
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!])")
@@ -187,7 +187,7 @@ def _provenance(digest: Digest, labels: Labels) -> list[str]:
     if prov.numbers_checked:
         checked = f"{prov.numbers_verified}/{prov.numbers_checked}"
         lines.append(f"- {labels.numbers_verified}{labels.colon}{checked}")
-    if prov.writer != "offline":
+    if prov.writer != OFFLINE_WRITER:
         parts = (
             f"{labels.model}{labels.colon}{escape_md(prov.writer)}",
             f"{labels.tokens}{labels.colon}{prov.prompt_tokens} + {prov.completion_tokens}",

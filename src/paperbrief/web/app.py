@@ -7,7 +7,6 @@ paper text is escaped. No endpoint fetches a URL: everything shown comes from th
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -24,6 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from paperbrief.errors import ProfileError
+from paperbrief.files import write_atomic
 from paperbrief.fulltext.present import document_outline
 from paperbrief.labels import labels_for
 from paperbrief.models import Signal
@@ -228,9 +228,7 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
         except ProfileError as error:
             problems = problem_list(error, text)
         if action == "save" and profile is not None:
-            temporary = path.with_name(f".{path.name}.tmp")
-            temporary.write_text(text, encoding="utf-8")
-            os.replace(temporary, path)
+            write_atomic(path, text)
             exists, saved = True, True
         status = 422 if problems and action != "view" else 200
         return site.render(

@@ -15,6 +15,7 @@ from paperbrief import fulltext
 from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for, stars_text
 from paperbrief.models import (
+    OFFLINE_WRITER,
     ComparisonTable,
     Digest,
     PaperBrief,
@@ -175,7 +176,7 @@ def write_day_offline(
         closing=closing,
         papers_considered=papers_considered,
         provenance=Provenance(
-            writer="offline",
+            writer=OFFLINE_WRITER,
             sources={b.paper.id: b.text_source for b in briefs},
             notes=(labels.writer_offline,),
         ),

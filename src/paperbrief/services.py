@@ -1,0 +1,104 @@
+"""The composition root: the clients a run needs, built once from the profile.
+
+``Services.build(profile, store, offline=...)`` is the one place that decides which
+external services exist for a run: the embedding model (always; its vectors cached in the
+store), the polite arXiv client (unless offline) and the LLM client (unless offline, and
+only when an endpoint is configured). Whether a run is offline has one truth:
+``services.offline``. The CLI, the web UI, tests and benchmarks all build services here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+
+from paperbrief import sources
+from paperbrief.fulltext import fetch as fulltext_fetch
+from paperbrief.http import PoliteClient
+from paperbrief.llm import LLMClient, llm_configured, resolve_api_key
+from paperbrief.models import OFFLINE_WRITER
+from paperbrief.profile import Profile
+from paperbrief.rank import Embedder
+from paperbrief.store import Store
+
+
+@dataclass(frozen=True)
+class ArxivEndpoints:
+    """Where arXiv lives; tests point these at a loopback server."""
+
+    rss: str = sources.DEFAULT_RSS_BASE
+    api: str = sources.DEFAULT_API_BASE
+    list_page: str = sources.DEFAULT_LIST_BASE
+    html: str = fulltext_fetch.HTML_BASE
+    ar5iv: str = fulltext_fetch.AR5IV_BASE
+    pdf: str = fulltext_fetch.PDF_BASE
+
+
+@dataclass
+class Services:
+    """External clients the stages need; built once per run and passed in."""
+
+    embedder: Embedder
+    http: PoliteClient | None = None  # None: offline (no arXiv, no full text, no LLM)
+    llm: LLMClient | None = None  # when an LLM endpoint is configured
+    arxiv: ArxivEndpoints = field(default_factory=ArxivEndpoints)
+
+    @classmethod
+    def build(
+        cls,
+        profile: Profile | None,
+        store: Store,
+        *,
+        offline: bool,
+        day: date | None = None,
+        arxiv: ArxivEndpoints | None = None,
+        http: PoliteClient | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Services:
+        """The services of one run.
+
+        ``day`` scopes the LLM's daily budget (default today); ``arxiv`` and ``http`` replace
+        arXiv's endpoints and the polite client (tests point them at a loopback server);
+        without a profile (e.g. `paperbrief read`) there is no LLM and the default model.
+        """
+        env = os.environ if environ is None else environ
+        embedder = (
+            Embedder(cache=store.embeddings, model_name=profile.rank.embedding_model)
+            if profile is not None
+            else Embedder(cache=store.embeddings)
+        )
+        services = cls(embedder=embedder, arxiv=arxiv or ArxivEndpoints())
+        if offline:
+            return services
+        services.http = http or PoliteClient()
+        if profile is not None and llm_configured(profile.llm, env):
+            services.llm = LLMClient(
+                profile.llm,
+                store.llm,
+                api_key=resolve_api_key(profile.llm, env),
+                day=day.isoformat() if day else None,
+            )
+        return services
+
+    @property
+    def offline(self) -> bool:
+        return self.http is None
+
+    @property
+    def writer(self) -> str:
+        """Who writes today's briefs: ``offline`` or the writer model."""
+        return self.llm.model_for("writer") if self.llm is not None else OFFLINE_WRITER
+
+    def close(self) -> None:
+        if self.http is not None:
+            self.http.close()
+        if self.llm is not None:
+            self.llm.close()
+
+    def __enter__(self) -> Services:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
