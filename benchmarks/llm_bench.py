@@ -31,6 +31,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from openai_server import OpenAIServer, Reply  # noqa: E402
+
 from paperbrief.fulltext import read_local_file  # noqa: E402
 from paperbrief.llm import LLMClient  # noqa: E402
 from paperbrief.models import Paper, ScoredPaper  # noqa: E402
@@ -43,8 +45,6 @@ from paperbrief.write.llm_writer import (  # noqa: E402
     write_briefs_llm,
     write_day_llm,
 )
-
-from openai_server import OpenAIServer, Reply  # noqa: E402
 
 PAPERS = [
     "arxiv_html_2501.11120v1.html",

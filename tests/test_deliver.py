@@ -32,15 +32,16 @@ from paperbrief.profile import (
 from paperbrief.records import StoredDigest
 from paperbrief.render import render_html, render_markdown
 from paperbrief.store import codec, open_store
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "deliver"
+DELIVER_FIXTURES = FIXTURES / "deliver"
 DAY = date(2026, 5, 22)
 NOW = 1_780_000_000.25
 
 
 def _sample():
-    profile = parse_profile((FIXTURES / "profile.toml").read_text(encoding="utf-8"))
-    body = (FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8")
+    profile = parse_profile((DELIVER_FIXTURES / "profile.toml").read_text(encoding="utf-8"))
+    body = (DELIVER_FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8")
     digest = codec.decode(Digest, body)
     return profile, digest
 
@@ -266,8 +267,8 @@ def test_feed_lists_recent_digests_escaped(tmp_path: Path) -> None:
 
 
 def test_delivery_settings_parse_and_reject_ambiguous_webhooks() -> None:
-    base = (FIXTURES / "profile.toml").read_text(encoding="utf-8")
-    example = (FIXTURES / "delivery-example.toml").read_text(encoding="utf-8")
+    base = (DELIVER_FIXTURES / "profile.toml").read_text(encoding="utf-8")
+    example = (DELIVER_FIXTURES / "delivery-example.toml").read_text(encoding="utf-8")
     profile = parse_profile(base + "\n" + example)
     from paperbrief.deliver import configured_channels
 
@@ -295,7 +296,7 @@ def test_send_command_resends_and_exits_1_when_a_channel_fails(
     profile, digest = _sample()
     profile_path = tmp_path / "profile.toml"
     profile_path.write_text(
-        (FIXTURES / "profile.toml").read_text(encoding="utf-8")
+        (DELIVER_FIXTURES / "profile.toml").read_text(encoding="utf-8")
         + '\n[[delivery.webhooks]]\nkind = "generic"\nname = "hook"\nurl_env = "HOOK_URL"\n'
         + '\n[[delivery.webhooks]]\nkind = "slack"\nurl_env = "SLACK_URL"\n',
         encoding="utf-8",

@@ -22,8 +22,9 @@ from paperbrief.profile import DeliverySettings, EmailSettings, parse_profile
 from paperbrief.records import StoredDigest
 from paperbrief.render import render_html, render_markdown
 from paperbrief.store import codec, open_store
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "deliver"
+DELIVER_FIXTURES = FIXTURES / "deliver"
 DAY = date(2026, 5, 22)
 
 
@@ -65,8 +66,8 @@ def _authenticator(server, session, envelope, mechanism, auth_data):
 
 
 def _sample():
-    profile = parse_profile((FIXTURES / "profile.toml").read_text(encoding="utf-8"))
-    body = (FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8")
+    profile = parse_profile((DELIVER_FIXTURES / "profile.toml").read_text(encoding="utf-8"))
+    body = (DELIVER_FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8")
     digest = codec.decode(Digest, body)
     return profile, digest, render_markdown(digest, profile), render_html(digest, profile)
 

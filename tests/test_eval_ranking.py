@@ -14,18 +14,18 @@ from paperbrief.profile import load_profile
 from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import PostResult, RecordedPost, evaluate_ranking, summarize
 from paperbrief.store import temporary_store
-
-from rank_support import FIXTURES, seeded_store
+from tests.support.rank import RANK_FIXTURES, seeded_store
 
 
 @pytest.fixture(scope="module")
-def embedder(tmp_path_factory) -> Embedder:
-    return Embedder(cache=seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite").embeddings)
+def embedder(tmp_path_factory, encoder) -> Embedder:
+    store = seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite")
+    return Embedder(cache=store.embeddings, encoder=encoder)
 
 
 @pytest.fixture(scope="module")
 def profile():
-    return load_profile(FIXTURES / "profile.toml")
+    return load_profile(RANK_FIXTURES / "profile.toml")
 
 
 def test_metrics_count_every_pick_and_grade_by_stars():
@@ -56,7 +56,9 @@ def test_bootstrap_interval_brackets_the_point_estimate():
 
 
 def test_evaluation_beats_random_on_real_picks(profile, embedder):
-    report = evaluate_ranking(FIXTURES / "listings", FIXTURES / "picks.json", profile, embedder)
+    report = evaluate_ranking(
+        RANK_FIXTURES / "listings", RANK_FIXTURES / "picks.json", profile, embedder
+    )
     assert report.posts == 4 and report.picks == 14
     assert set(report.baselines) == {"random", "bm25", "embedding"}
     assert report.system["recall"]["20"] > report.baselines["random"]["recall"]["20"]
@@ -65,7 +67,11 @@ def test_evaluation_beats_random_on_real_picks(profile, embedder):
 def test_learning_replay_never_sees_the_ranked_day_or_later(profile, embedder, tmp_path):
     with temporary_store() as scratch:
         report = evaluate_ranking(
-            FIXTURES / "listings", FIXTURES / "picks.json", profile, embedder, replay=scratch
+            RANK_FIXTURES / "listings",
+            RANK_FIXTURES / "picks.json",
+            profile,
+            embedder,
+            replay=scratch,
         )
     by_day = {}
     for result in report.per_post:
@@ -74,13 +80,13 @@ def test_learning_replay_never_sees_the_ranked_day_or_later(profile, embedder, t
     assert by_day[date(2026, 4, 21)].learned_from == 0  # nothing earlier exists
     assert by_day[date(2026, 4, 24)].learned_from > 0
     # Dropping the later posts from the history changes nothing for an earlier day.
-    picks = json.loads((FIXTURES / "picks.json").read_text(encoding="utf-8"))
+    picks = json.loads((RANK_FIXTURES / "picks.json").read_text(encoding="utf-8"))
     picks["posts"] = [p for p in picks["posts"] if p["listing_day"] <= "2026-04-22"]
     truncated = tmp_path / "picks.json"
     truncated.write_text(json.dumps(picks), encoding="utf-8")
     with temporary_store() as scratch:
         short = evaluate_ranking(
-            FIXTURES / "listings", truncated, profile, embedder, replay=scratch
+            RANK_FIXTURES / "listings", truncated, profile, embedder, replay=scratch
         )
     full_ranks = {r.post.digest_date: r.ranks for r in report.per_post}
     for result in short.per_post:
@@ -91,10 +97,17 @@ def test_cli_writes_the_json_contract(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path / "home"))
     seeded_store(tmp_path / "home" / "paperbrief.db").close()
     listings = tmp_path / "listings"
-    shutil.copytree(FIXTURES / "listings", listings)
+    shutil.copytree(RANK_FIXTURES / "listings", listings)
     out = tmp_path / "eval.json"
-    args = ["eval", "ranking", "--listings", str(listings), "--picks", str(FIXTURES / "picks.json")]
-    args += ["--profile", str(FIXTURES / "profile.toml"), "--since", "2026-04-23"]
+    args = [
+        "eval",
+        "ranking",
+        "--listings",
+        str(listings),
+        "--picks",
+        str(RANK_FIXTURES / "picks.json"),
+    ]
+    args += ["--profile", str(RANK_FIXTURES / "profile.toml"), "--since", "2026-04-23"]
     result = CliRunner().invoke(cli, [*args, "--json", str(out)])
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text(encoding="utf-8"))
@@ -109,7 +122,14 @@ def test_cli_names_a_missing_listing_day(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path / "home"))
     empty = tmp_path / "empty"
     empty.mkdir()
-    args = ["eval", "ranking", "--listings", str(empty), "--picks", str(FIXTURES / "picks.json")]
-    result = CliRunner().invoke(cli, [*args, "--profile", str(FIXTURES / "profile.toml")])
+    args = [
+        "eval",
+        "ranking",
+        "--listings",
+        str(empty),
+        "--picks",
+        str(RANK_FIXTURES / "picks.json"),
+    ]
+    result = CliRunner().invoke(cli, [*args, "--profile", str(RANK_FIXTURES / "profile.toml")])
     assert result.exit_code == 1
     assert "no listing for 2026-04-21" in result.output

@@ -8,8 +8,7 @@ from click.testing import CliRunner
 
 from paperbrief.cli import cli
 from paperbrief.store import open_store
-
-from rank_support import FIXTURES
+from tests.support.rank import RANK_FIXTURES
 
 
 def run(tmp_path: Path, monkeypatch, *args: str):
@@ -50,10 +49,10 @@ def test_missing_signal_or_bad_id_fails_with_a_hint(tmp_path, monkeypatch):
 
 
 def test_import_takes_picks_as_accepted_once(tmp_path, monkeypatch):
-    result = run(tmp_path, monkeypatch, "import", str(FIXTURES / "picks.json"))
+    result = run(tmp_path, monkeypatch, "import", str(RANK_FIXTURES / "picks.json"))
     assert result.exit_code == 0, result.output
     first = events(tmp_path)
     assert len(first) == 14 and {e.signal for e in first} == {"picked"}
     assert {e.created_at[:10] for e in first} == {"2026-04-21", "2026-04-22", "2026-04-24"}
-    assert run(tmp_path, monkeypatch, "import", str(FIXTURES / "picks.json")).exit_code == 0
+    assert run(tmp_path, monkeypatch, "import", str(RANK_FIXTURES / "picks.json")).exit_code == 0
     assert len(events(tmp_path)) == 14

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -15,12 +14,13 @@ from paperbrief.http import PoliteClient
 from paperbrief.models import Paper
 from paperbrief.retry import RetryPolicy
 from paperbrief.store import open_store
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "fulltext"
-BEHAVIORS = (FIXTURES / "arxiv_html_2501.11120v1.html").read_bytes()
-ERRORS = (FIXTURES / "arxiv_html_2510.14430v1_ltx_errors.html").read_bytes()
-AUTHOR = (FIXTURES / "arxiv_html_author_submitted_cs_9901011v1.htm").read_bytes()
-PDF = (FIXTURES / "arxiv_pdf_2304.02623v1.pdf").read_bytes()
+FULLTEXT_FIXTURES = FIXTURES / "fulltext"
+BEHAVIORS = (FULLTEXT_FIXTURES / "arxiv_html_2501.11120v1.html").read_bytes()
+ERRORS = (FULLTEXT_FIXTURES / "arxiv_html_2510.14430v1_ltx_errors.html").read_bytes()
+AUTHOR = (FULLTEXT_FIXTURES / "arxiv_html_author_submitted_cs_9901011v1.htm").read_bytes()
+PDF = (FULLTEXT_FIXTURES / "arxiv_pdf_2304.02623v1.pdf").read_bytes()
 # Built from the two strings of arXiv's no_html.html template (arXiv/arxiv-browse).
 NO_HTML = (
     "<!DOCTYPE html><html><head><title>No HTML</title></head><body>"
@@ -169,7 +169,7 @@ def test_a_paper_is_fetched_once_then_served_from_the_store(httpserver, client, 
 def test_read_json_keys_for_a_local_page(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path))
     result = CliRunner().invoke(
-        cli, ["read", str(FIXTURES / "arxiv_html_2501.11120v1.html"), "--json"]
+        cli, ["read", str(FULLTEXT_FIXTURES / "arxiv_html_2501.11120v1.html"), "--json"]
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from paperbrief.fulltext.author_html import parse_author_html
@@ -12,13 +10,14 @@ from paperbrief.fulltext.html_text import parse_html, table_grid
 from paperbrief.fulltext.latexml import classify_html, parse_latexml
 from paperbrief.fulltext.pdf import parse_pdf
 from paperbrief.store import codec
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "fulltext"
-OLD_CHROME = FIXTURES / "arxiv_html_2501.11120v1.html"
-ERRORS = FIXTURES / "arxiv_html_2510.14430v1_ltx_errors.html"
-NO_TITLE = FIXTURES / "arxiv_html_2510.14472v1_no_title_metadata.html"
-AUTHOR = FIXTURES / "arxiv_html_author_submitted_cs_9901011v1.htm"
-PDF = FIXTURES / "arxiv_pdf_2304.02623v1.pdf"
+FULLTEXT_FIXTURES = FIXTURES / "fulltext"
+OLD_CHROME = FULLTEXT_FIXTURES / "arxiv_html_2501.11120v1.html"
+ERRORS = FULLTEXT_FIXTURES / "arxiv_html_2510.14430v1_ltx_errors.html"
+NO_TITLE = FULLTEXT_FIXTURES / "arxiv_html_2510.14472v1_no_title_metadata.html"
+AUTHOR = FULLTEXT_FIXTURES / "arxiv_html_author_submitted_cs_9901011v1.htm"
+PDF = FULLTEXT_FIXTURES / "arxiv_pdf_2304.02623v1.pdf"
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from paperbrief.fulltext.document import Document, FigureRef, Section, Table
@@ -19,13 +17,14 @@ from paperbrief.fulltext.views import (
     to_table_data,
 )
 from paperbrief.text import estimate_tokens
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "fulltext"
+FULLTEXT_FIXTURES = FIXTURES / "fulltext"
 
 
 @pytest.fixture(scope="module")
 def doc() -> Document:
-    return parse_latexml((FIXTURES / "arxiv_html_2501.11120v1.html").read_bytes())
+    return parse_latexml((FULLTEXT_FIXTURES / "arxiv_html_2501.11120v1.html").read_bytes())
 
 
 def test_table_to_markdown_renders_the_grid(doc):

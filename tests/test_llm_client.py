@@ -13,8 +13,7 @@ from paperbrief.errors import BudgetExhausted, LLMError
 from paperbrief.llm import LLMClient, llm_configured, resolve_api_key
 from paperbrief.profile import LLMSettings, ModelPrice
 from paperbrief.store import Store, open_store
-
-from openai_server import OpenAIServer, Reply
+from tests.support.openai_server import OpenAIServer, Reply
 
 
 class Verdict(BaseModel):

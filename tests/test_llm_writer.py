@@ -24,9 +24,8 @@ from paperbrief.write.llm_writer import (
     writer_system_prompt,
 )
 from paperbrief.write.verify import verify_markdown
-
-from llm_day import load_profile, load_replies, paper_of, picks, route_replies
-from openai_server import OpenAIServer, Reply
+from tests.support.llm_day import load_profile, load_replies, paper_of, picks, route_replies
+from tests.support.openai_server import OpenAIServer, Reply
 
 DAY = date(2026, 5, 24)
 

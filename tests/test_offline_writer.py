@@ -13,8 +13,7 @@ from paperbrief.store import codec
 from paperbrief.text import clean_tex, split_sentences
 from paperbrief.write.extract import classify_abstract
 from paperbrief.write.offline import write_brief_offline, write_day_offline
-
-from conftest import EXAMPLE_PROFILE
+from tests.support import EXAMPLE_PROFILE
 
 ABSTRACT = (
     "Large language model agents are increasingly used to fix bugs, but little is known about"

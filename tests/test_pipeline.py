@@ -20,8 +20,7 @@ from paperbrief.pipeline import QuietReporter, RunOptions, run_day
 from paperbrief.profile import load_profile
 from paperbrief.services import ArxivEndpoints, Services
 from paperbrief.store import open_store
-
-from conftest import EXAMPLE_PROFILE, FIXTURES
+from tests.support import EXAMPLE_PROFILE, FIXTURES
 
 LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
 T = TypeVar("T")
@@ -41,21 +40,23 @@ class CrashAfter(QuietReporter):
             yield item
 
 
-def _run(store, tmp_path: Path, reporter=None, **options):
+def _run(store, tmp_path: Path, vectors, reporter=None, **options):
+    """The offline pipeline on the fixture listing; the store's vector cache is seeded."""
+    vectors.seed(store)
     profile = load_profile(EXAMPLE_PROFILE)
     return run_day(
         store,
         profile,
         RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", **options),
-        Services.build(profile, store, offline=True),
+        Services.build(profile, store, offline=True, encoder=vectors.encoder),
         today=date(2026, 5, 23),
         reporter=reporter,
     )
 
 
-def test_run_publishes_once_and_a_rerun_reuses_everything(tmp_path: Path):
+def test_run_publishes_once_and_a_rerun_reuses_everything(tmp_path: Path, pipeline_vectors):
     with open_store(tmp_path / "db.sqlite") as store:
-        first = _run(store, tmp_path)
+        first = _run(store, tmp_path, pipeline_vectors)
         assert first.listing_day == date(2026, 5, 22)
         assert first.digest_date == date(2026, 5, 23)
         assert 3 <= len(first.picks) <= 4
@@ -66,19 +67,19 @@ def test_run_publishes_once_and_a_rerun_reuses_everything(tmp_path: Path):
             assert f"### {pick.paper.title.split(':')[0]}" in text
         mtime = markdown.stat().st_mtime_ns
 
-        again = _run(store, tmp_path)
+        again = _run(store, tmp_path, pipeline_vectors)
         assert again.reused and markdown.stat().st_mtime_ns == mtime
         assert len(store.digests.entries()) == 1
 
-        forced = _run(store, tmp_path, force=True)
+        forced = _run(store, tmp_path, pipeline_vectors, force=True)
         assert not forced.reused
         assert [p.paper.id for p in forced.picks] == [p.paper.id for p in first.picks]
 
 
-def test_crash_half_way_then_resume_keeps_what_was_done(tmp_path: Path):
+def test_crash_half_way_then_resume_keeps_what_was_done(tmp_path: Path, pipeline_vectors):
     with open_store(tmp_path / "db.sqlite") as store:
         with pytest.raises(KeyboardInterrupt):
-            _run(store, tmp_path, reporter=CrashAfter(2))
+            _run(store, tmp_path, pipeline_vectors, reporter=CrashAfter(2))
         picks = store.picks.ids(date(2026, 5, 23))
         assert len(picks) >= 3
         written = [
@@ -88,13 +89,13 @@ def test_crash_half_way_then_resume_keeps_what_was_done(tmp_path: Path):
         assert store.rankings.load(date(2026, 5, 22))  # and so did the ranking
         assert store.digests.load(date(2026, 5, 23)) is None
 
-        resumed = _run(store, tmp_path)
+        resumed = _run(store, tmp_path, pipeline_vectors)
         assert [p.paper.id for p in resumed.picks] == picks
         assert resumed.files["markdown"].exists()
         assert [run.status for run in store.runs.all()] == ["crashed", "ok"]
 
 
-def test_day_with_nothing_in_the_profiles_categories_is_empty(tmp_path: Path):
+def test_day_with_nothing_in_the_profiles_categories_is_empty(tmp_path: Path, pipeline_vectors):
     listing = tmp_path / "2026-05-22.jsonl"
     rows = [json.loads(line) for line in LISTING.read_text(encoding="utf-8").splitlines()]
     foreign = [
@@ -107,7 +108,7 @@ def test_day_with_nothing_in_the_profiles_categories_is_empty(tmp_path: Path):
             store,
             profile,
             RunOptions(listing_file=listing, out_dir=tmp_path / "out"),
-            Services.build(profile, store, offline=True),
+            Services.build(profile, store, offline=True, encoder=pipeline_vectors.encoder),
             today=date(2026, 5, 23),
         )
     assert caught.value.exit_code == EXIT_NOTHING_PASSED
@@ -133,7 +134,7 @@ def test_cli_run_offline_without_listing_says_fetch_failed(tmp_path: Path):
     assert not (tmp_path / "out").exists()
 
 
-def test_cli_run_writes_the_digest_and_prints_where(tmp_path: Path):
+def test_cli_run_writes_the_digest_and_prints_where(tmp_path: Path, embedded_home):
     out = tmp_path / "out"
     args = [
         "run",
@@ -153,7 +154,7 @@ def test_cli_run_writes_the_digest_and_prints_where(tmp_path: Path):
 
 
 def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
-    tmp_path: Path, httpserver
+    tmp_path: Path, httpserver, pipeline_vectors
 ):
     """Full text comes from a loopback 'arXiv': native HTML for one pick, a 'No HTML' page
     and a PDF for the others. The digest shows the paper's figure and its own results
@@ -169,7 +170,9 @@ def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
     )
     with open_store(tmp_path / "db.sqlite") as store:
         profile = load_profile(EXAMPLE_PROFILE)
-        ranking_run = _run(store, tmp_path / "first")  # offline: decides the picks
+        ranking_run = _run(
+            store, tmp_path / "first", pipeline_vectors
+        )  # offline: decides the picks
         picks = [p.paper.id for p in ranking_run.picks]
         httpserver.expect_request(f"/html/{picks[0]}").respond_with_data(
             html, content_type="text/html"
@@ -189,7 +192,12 @@ def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
         )
         client = PoliteClient(delay_seconds=0, retry=RetryPolicy(max_retries=0))
         with Services.build(
-            profile, store, offline=False, arxiv=endpoints, http=client
+            profile,
+            store,
+            offline=False,
+            arxiv=endpoints,
+            http=client,
+            encoder=pipeline_vectors.encoder,
         ) as services:
             options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", force=True)
             result = run_day(store, profile, options, services, today=date(2026, 5, 23))
@@ -206,15 +214,16 @@ def test_online_run_reads_full_text_once_and_the_digest_gains_figure_and_table(
     assert result.files["html"].read_text(encoding="utf-8").count("<figure>") == 1
 
 
-def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_path: Path):
+def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(
+    tmp_path: Path, pipeline_vectors
+):
     """`run` with an LLM endpoint (a real OpenAI-compatible server on 127.0.0.1): the judge
     re-orders the cheap ranking's head, every pick gets the deep-read sections, the footer
     names the model, and regenerating the same day is served from the content-hash cache
     without a single new request."""
     from paperbrief.llm import LLMClient
     from paperbrief.profile import LLMSettings
-
-    from openai_server import OpenAIServer, Reply
+    from tests.support.openai_server import OpenAIServer, Reply
 
     def read(title: str) -> dict[str, object]:
         return {
@@ -276,11 +285,14 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_
     with OpenAIServer(route) as server, open_store(tmp_path / "db.sqlite") as store:
         # An offline run first: its cheap ranking and offline digest must not stand in for
         # the judged ranking and the LLM digest (the digest is upgraded, not reused).
-        _run(store, tmp_path)
+        _run(store, tmp_path, pipeline_vectors)
         client = LLMClient(settings, store.llm, api_key=None, day="2026-05-23", base_url=server.url)
         # No arXiv here: the LLM writes from the listing's abstracts.
         services = Services(
-            embedder=Services.build(profile, store, offline=True).embedder, llm=client
+            embedder=Services.build(
+                profile, store, offline=True, encoder=pipeline_vectors.encoder
+            ).embedder,
+            llm=client,
         )
         options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out")
         result = run_day(store, profile, options, services, today=date(2026, 5, 23))
@@ -300,7 +312,9 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(tmp_
     assert "loopback-writer" in markdown  # the provenance footer names the model
 
 
-def test_cli_run_survives_markup_in_titles_and_reports_a_failed_channel(tmp_path: Path, httpserver):
+def test_cli_run_survives_markup_in_titles_and_reports_a_failed_channel(
+    tmp_path: Path, httpserver, embedded_home
+):
     """A title full of rich-markup brackets prints verbatim; a webhook answering 500 makes
     `run` exit 7 after the digest is written (the channel is retried on the next run)."""
     from paperbrief.errors import EXIT_DELIVERY_FAILED
@@ -335,15 +349,15 @@ def test_cli_run_survives_markup_in_titles_and_reports_a_failed_channel(tmp_path
 
 
 def test_a_listing_already_published_is_not_published_again_under_another_date(
-    tmp_path: Path,
+    tmp_path: Path, pipeline_vectors
 ):
     """A catch-up run on Saturday and the Monday run both cover Friday's listing: the second
     one publishes nothing unless forced."""
     with open_store(tmp_path / "db.sqlite") as store:
-        first = _run(store, tmp_path)
-        monday = _run(store, tmp_path, digest_date=date(2026, 5, 25))
+        first = _run(store, tmp_path, pipeline_vectors)
+        monday = _run(store, tmp_path, pipeline_vectors, digest_date=date(2026, 5, 25))
         assert monday.reused and monday.digest_date == first.digest_date
         assert "already published as the digest of 2026-05-23" in monday.notes[0]
         assert not (tmp_path / "out" / "2026-05-25.md").exists()
-        forced = _run(store, tmp_path, digest_date=date(2026, 5, 25), force=True)
+        forced = _run(store, tmp_path, pipeline_vectors, digest_date=date(2026, 5, 25), force=True)
         assert forced.files["markdown"].name == "2026-05-25.md"

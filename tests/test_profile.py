@@ -10,8 +10,7 @@ from click.testing import CliRunner
 from paperbrief.cli import cli
 from paperbrief.errors import ProfileError
 from paperbrief.profile import load_profile, parse_profile, profile_template
-
-from conftest import EXAMPLE_PROFILE
+from tests.support import EXAMPLE_PROFILE
 
 
 def test_template_and_example_profile_validate():
@@ -28,6 +27,10 @@ def test_unknown_key_is_named_with_the_fix():
         parse_profile(profile_template().replace("picks_per_day = 4", "picks_per_dya = 4"))
     assert "picks_per_dya" in caught.value.message
     assert "check its spelling" in caught.value.message
+    (problem,) = caught.value.problems  # structured: the web UI shows it in place
+    lines = profile_template().splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if text.startswith("picks_per_day = 4"))
+    assert (problem.key, problem.line) == ("picks_per_dya", line)
 
 
 def test_bad_value_and_missing_key_are_named():
@@ -43,6 +46,8 @@ def test_broken_toml_points_at_the_line():
     with pytest.raises(ProfileError) as caught:
         parse_profile('name = "x"\ncategories = [\n', origin="p.toml")
     assert "p.toml is not valid TOML" in caught.value.message
+    (problem,) = caught.value.problems
+    assert problem.key == "TOML" and problem.line == 2
 
 
 def test_profile_init_then_check_via_cli(tmp_path: Path):

@@ -15,23 +15,23 @@ from paperbrief.rank.bm25 import BM25Index
 from paperbrief.rank.evaluate import load_listing_file
 from paperbrief.rank.text import tokenize
 from paperbrief.store import open_store
-
-from rank_support import FIXTURES, seeded_store
+from tests.support.rank import RANK_FIXTURES, seeded_store
 
 
 @pytest.fixture(scope="module")
-def embedder(tmp_path_factory) -> Embedder:
-    return Embedder(cache=seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite").embeddings)
+def embedder(tmp_path_factory, encoder) -> Embedder:
+    store = seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite")
+    return Embedder(cache=store.embeddings, encoder=encoder)
 
 
 @pytest.fixture(scope="module")
 def profile():
-    return load_profile(FIXTURES / "profile.toml")
+    return load_profile(RANK_FIXTURES / "profile.toml")
 
 
 @pytest.fixture(scope="module")
 def day_papers() -> list[Paper]:
-    return load_listing_file(FIXTURES / "listings" / "2026-04-24.jsonl.gz")
+    return load_listing_file(RANK_FIXTURES / "listings" / "2026-04-24.jsonl.gz")
 
 
 def make_paper(paper_id: str, title: str, abstract: str, categories=("cs.SE",)) -> Paper:
@@ -116,15 +116,22 @@ def test_category_prior_lifts_preferred_category(profile, embedder):
     assert ranking[0].paper.id == "se"
 
 
-def test_embeddings_are_cached_in_the_store(tmp_path, day_papers, profile, embedder):
+class RefusingEncoder:
+    """An encoder that must not be asked: everything should come from the cache."""
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        raise AssertionError(f"the model was asked for {len(texts)} texts")
+
+
+def test_embeddings_are_cached_in_the_store(tmp_path, day_papers, encoder):
     store = open_store(tmp_path / "db.sqlite")
-    first = Embedder(cache=store.embeddings)
-    first._model = embedder._load()  # share the loaded weights; the cache is what is tested
-    vectors = first.embed([p.title for p in day_papers[:5]])
-    second = Embedder(cache=store.embeddings)
-    again = second.embed([p.title for p in day_papers[:5]])
-    assert second._model is None  # served from the store without loading the model
-    np.testing.assert_allclose(vectors, again, rtol=1e-6)
+    vectors = Embedder(cache=store.embeddings, encoder=encoder).embed(
+        [p.title for p in day_papers[:5]]
+    )
+    again = Embedder(cache=store.embeddings, encoder=RefusingEncoder()).embed(
+        [p.title for p in day_papers[:5]]
+    )
+    np.testing.assert_allclose(vectors, again, rtol=1e-6)  # served from the store
     store.close()
 
 

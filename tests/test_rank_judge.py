@@ -14,16 +14,15 @@ from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import evaluate_ranking
 from paperbrief.rank.judge import judge_ranking, load_replay
 from paperbrief.store import open_store
-
-from openai_server import OpenAIServer, Reply
-from rank_support import FIXTURES, seeded_store
+from tests.support.openai_server import OpenAIServer, Reply
+from tests.support.rank import RANK_FIXTURES, seeded_store
 
 KEY_RE = re.compile(r'<paper key="(P\d+)">')
 
 
 @pytest.fixture
 def profile():
-    base = load_profile(FIXTURES / "profile.toml")
+    base = load_profile(RANK_FIXTURES / "profile.toml")
     rank = base.rank.model_copy(update={"judge_top_k": 6, "judge_batch_size": 3})
     return base.model_copy(update={"rank": rank})
 
@@ -194,8 +193,8 @@ def test_injected_instructions_stay_data_and_bad_answers_are_dropped(profile, st
     assert all(s.line == "基准与评测方法学" for s in result.ranking)  # invented line ignored
 
 
-def test_eval_applies_a_judge_replay(tmp_path):
-    profile = load_profile(FIXTURES / "profile.toml")
+def test_eval_applies_a_judge_replay(tmp_path, encoder):
+    profile = load_profile(RANK_FIXTURES / "profile.toml")
     replay = {
         "2026-04-22": {
             pid: {"stars": 5, "line": "", "reason": "r", "must_read": True}
@@ -204,11 +203,11 @@ def test_eval_applies_a_judge_replay(tmp_path):
     }
     path = tmp_path / "replay.json"
     path.write_text(json.dumps(replay), encoding="utf-8")
-    picks = FIXTURES / "picks.json"
-    embedder = Embedder(cache=seeded_store(tmp_path / "cache.db").embeddings)
-    plain = evaluate_ranking(FIXTURES / "listings", picks, profile, embedder)
+    picks = RANK_FIXTURES / "picks.json"
+    embedder = Embedder(cache=seeded_store(tmp_path / "cache.db").embeddings, encoder=encoder)
+    plain = evaluate_ranking(RANK_FIXTURES / "listings", picks, profile, embedder)
     judged = evaluate_ranking(
-        FIXTURES / "listings", picks, profile, embedder, judge_replay=load_replay(path)
+        RANK_FIXTURES / "listings", picks, profile, embedder, judge_replay=load_replay(path)
     )
     day = {r.post.listing_day.isoformat(): r for r in judged.per_post}["2026-04-22"]
     before = {r.post.listing_day.isoformat(): r for r in plain.per_post}["2026-04-22"]

@@ -16,15 +16,6 @@ from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
-from test_sources_parsers import (
-    ATOM_86,
-    ATOM_TRUNCATED,
-    FIXTURES,
-    PAGE_CURRENT,
-    RSS2_4,
-    api_answer,
-    derived_new_page,
-)
 from werkzeug import Request, Response
 
 from paperbrief.errors import (
@@ -42,6 +33,15 @@ from paperbrief.sources import fetch_listing
 from paperbrief.sources.arxiv_api import fetch_papers
 from paperbrief.sources.arxiv_feed import parse_feed
 from paperbrief.sources.listing_page import parse_listing_page
+from tests.support.arxiv import (
+    ATOM_86,
+    ATOM_TRUNCATED,
+    PAGE_CURRENT,
+    RSS2_4,
+    SOURCES_FIXTURES,
+    api_answer,
+    derived_new_page,
+)
 
 FEED_DAY = date(2025, 8, 20)  # a Wednesday
 
@@ -253,10 +253,10 @@ def test_api_empty_page_is_retried(
     httpserver: HTTPServer, client: PoliteClient, recorder: Recorder
 ) -> None:
     httpserver.expect_ordered_request("/api/query").respond_with_data(
-        (FIXTURES / "api_id_0000.0000_no_results.xml").read_bytes()
+        (SOURCES_FIXTURES / "api_id_0000.0000_no_results.xml").read_bytes()
     )
     httpserver.expect_ordered_request("/api/query").respond_with_data(
-        (FIXTURES / "api_id_1605.08386.xml").read_bytes()
+        (SOURCES_FIXTURES / "api_id_1605.08386.xml").read_bytes()
     )
     papers = fetch_papers(["1605.08386v1"], client, api_base=httpserver.url_for("/api/query"))
     assert list(papers) == ["1605.08386"]
@@ -269,7 +269,7 @@ def test_api_http_400_error_body_is_reported_without_retry(
     httpserver: HTTPServer, client: PoliteClient
 ) -> None:
     httpserver.expect_request("/api/query").respond_with_data(
-        (FIXTURES / "api_id_abc_error_http400.xml").read_bytes(), status=400
+        (SOURCES_FIXTURES / "api_id_abc_error_http400.xml").read_bytes(), status=400
     )
     with pytest.raises(SourceError) as caught:
         fetch_papers(["abc"], client, api_base=httpserver.url_for("/api/query"))

@@ -8,10 +8,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
-from lxml import etree, html
 
 from paperbrief.errors import FeedParseError, SourceError
-from paperbrief.models import Paper
 from paperbrief.sources import (
     digest_date_for,
     latest_listing_day,
@@ -22,15 +20,16 @@ from paperbrief.sources import (
 from paperbrief.sources.arxiv_api import parse_api_feed
 from paperbrief.sources.arxiv_feed import feed_url, parse_feed, split_authors
 from paperbrief.sources.listing_page import listing_page_url, parse_listing_page
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sources"
-ATOM_86 = FIXTURES / "rss_atom_cs.AI_2025-08-20_first86entries.xml"
-ATOM_TRUNCATED = FIXTURES / "rss_atom_cs.AI_2025-08-20_raw_truncated.xml"
-RSS2_4 = FIXTURES / "rss2_cs.LG+cs.AI+cs.CL+stat.ML_2026-09-24_4items.xml"
-PAGE_LEGACY = FIXTURES / "arxiv_list_astro-ph.CO_pastweek_2024-03-14_legacy_format.html"
-PAGE_CURRENT = FIXTURES / "arxiv_list_astro-ph_pastweek_2024-11-22_browser_saved.html"
-SNAPSHOT = FIXTURES / "2026-05-22_first12.jsonl.gz"
-
+from tests.support.arxiv import (
+    ATOM_86,
+    ATOM_TRUNCATED,
+    PAGE_CURRENT,
+    PAGE_LEGACY,
+    RSS2_4,
+    SNAPSHOT,
+    SOURCES_FIXTURES,
+    derived_new_page,
+)
 
 # --- listing feeds ------------------------------------------------------------------------
 
@@ -104,7 +103,7 @@ def test_split_authors_and_feed_url() -> None:
 
 
 def test_api_feed_with_full_metadata() -> None:
-    page = parse_api_feed((FIXTURES / "api_id_1605.08386.xml").read_bytes())
+    page = parse_api_feed((SOURCES_FIXTURES / "api_id_1605.08386.xml").read_bytes())
     assert page.total_results == 1
     (paper,) = page.papers
     assert (paper.id, paper.version) == ("1605.08386", 1)
@@ -116,20 +115,20 @@ def test_api_feed_with_full_metadata() -> None:
 
 
 def test_api_feed_with_many_authors_and_old_style_id() -> None:
-    many = parse_api_feed((FIXTURES / "api_id_0808.05394_1707.08567.xml").read_bytes())
+    many = parse_api_feed((SOURCES_FIXTURES / "api_id_0808.05394_1707.08567.xml").read_bytes())
     (paper,) = many.papers  # 0808.05394 does not exist: only one of two ids answered
     assert paper.id == "1707.08567" and len(paper.authors) == 34
-    old = parse_api_feed((FIXTURES / "api_id_astro-ph_0601001.xml").read_bytes())
+    old = parse_api_feed((SOURCES_FIXTURES / "api_id_astro-ph_0601001.xml").read_bytes())
     assert old.papers[0].id == "astro-ph/0601001" and old.papers[0].version == 1
-    versioned = parse_api_feed((FIXTURES / "api_id_2104.12255v1.xml").read_bytes())
+    versioned = parse_api_feed((SOURCES_FIXTURES / "api_id_2104.12255v1.xml").read_bytes())
     assert versioned.papers[0].title == "0" and versioned.papers[0].comment is None
 
 
 def test_api_zero_results_and_error_feed() -> None:
-    empty = parse_api_feed((FIXTURES / "api_id_0000.0000_no_results.xml").read_bytes())
+    empty = parse_api_feed((SOURCES_FIXTURES / "api_id_0000.0000_no_results.xml").read_bytes())
     assert empty.papers == () and empty.total_results == 0
     with pytest.raises(SourceError, match="incorrect id format for abc"):
-        parse_api_feed((FIXTURES / "api_id_abc_error_http400.xml").read_bytes())
+        parse_api_feed((SOURCES_FIXTURES / "api_id_abc_error_http400.xml").read_bytes())
 
 
 # --- /list pages --------------------------------------------------------------------------
@@ -246,77 +245,3 @@ def test_latest_listing_day_follows_the_20h_eastern_announcement() -> None:
     # Saturday and Sunday afternoon: still Friday's; Sunday 20:00 EDT announces Monday's
     assert latest_listing_day(datetime(2026, 5, 23, 18, 0, tzinfo=UTC)) == date(2026, 5, 22)
     assert latest_listing_day(datetime(2026, 5, 25, 0, 30, tzinfo=UTC)) == date(2026, 5, 25)
-
-
-def test_every_fixture_is_used() -> None:
-    tests = "".join(path.read_text() for path in Path(__file__).parent.glob("test_sources*.py"))
-    unused = [path.name for path in FIXTURES.iterdir() if path.name not in tests]
-    assert unused == []
-
-
-# --- derived fixtures (shared with test_sources_fetch.py) --------------------------------
-
-
-def derived_new_page(
-    day: date, *, new: int, cross: int, replace: int
-) -> tuple[bytes, list[tuple[str, str]]]:
-    """A /list/<cat>/new page built from the real current-markup page's entries.
-
-    The real entries (dt/dd pairs) are regrouped under the /new section headings and the
-    dateline line; each dd gets an abstract paragraph like the /new page has. Returns the
-    page and the expected ``(id, kind)`` list.
-    """
-    document = html.document_fromstring(PAGE_CURRENT.read_bytes())
-    items = document.xpath("//dl[@id='articles']")[0].xpath("./dt | ./dd")
-    pairs = list(zip(items[0::2], items[1::2], strict=False))
-    sections = []
-    expected: list[tuple[str, str]] = []
-    cursor = 0
-    for heading, kind, count in (
-        ("New submissions", "new", new),
-        ("Cross submissions", "cross", cross),
-        ("Replacement submissions", "replace", replace),
-    ):
-        parts = [f"<h3>{heading} (showing {count} of {count} entries)</h3>"]
-        for dt, dd in pairs[cursor : cursor + count]:
-            paper_id = dt.xpath(".//a[@title='Abstract']")[0].get("id")
-            abstract = etree.SubElement(dd, "p", {"class": "mathjax"})
-            abstract.text = f"Derived abstract of {paper_id}."
-            parts.append(etree.tostring(dt, encoding=str) + etree.tostring(dd, encoding=str))
-            expected.append((paper_id, kind))
-        cursor += count
-        sections.append("<dl id='articles'>" + "".join(parts) + "</dl>")
-    page = (
-        "<!DOCTYPE html><html><head><title>Artificial Intelligence</title></head><body>"
-        "<div id='dlpage'><h1>Artificial Intelligence</h1>"
-        f"<div class='list-dateline'>Showing new listings for {day:%A, %d %B %Y}</div>"
-        + "".join(sections)
-        + "</div></body></html>"
-    )
-    return page.encode(), expected
-
-
-def api_answer(papers: list[Paper]) -> bytes:
-    """An export-API Atom answer (same shape as api_id_1605.08386.xml) for ``papers``."""
-    atom, arxiv = "http://www.w3.org/2005/Atom", "http://arxiv.org/schemas/atom"
-    opensearch = "http://a9.com/-/spec/opensearch/1.1/"
-    feed = etree.Element(
-        f"{{{atom}}}feed", nsmap={None: atom, "arxiv": arxiv, "opensearch": opensearch}
-    )
-    etree.SubElement(feed, f"{{{opensearch}}}totalResults").text = str(len(papers))
-    for paper in papers:
-        entry = etree.SubElement(feed, f"{{{atom}}}entry")
-        etree.SubElement(
-            entry, f"{{{atom}}}id"
-        ).text = f"http://arxiv.org/abs/{paper.id}v{paper.version or 1}"
-        etree.SubElement(entry, f"{{{atom}}}title").text = paper.title
-        etree.SubElement(entry, f"{{{atom}}}summary").text = paper.abstract
-        for category in paper.categories:
-            etree.SubElement(entry, f"{{{atom}}}category", term=category)
-        if paper.comment:
-            etree.SubElement(entry, f"{{{arxiv}}}comment").text = paper.comment
-        etree.SubElement(entry, f"{{{arxiv}}}primary_category", term=paper.primary_category)
-        for name in paper.authors:
-            author = etree.SubElement(entry, f"{{{atom}}}author")
-            etree.SubElement(author, f"{{{atom}}}name").text = name
-    return etree.tostring(feed, xml_declaration=True, encoding="UTF-8")

@@ -24,8 +24,7 @@ from paperbrief.write.verify import (
     verify_brief,
     verify_markdown,
 )
-
-from llm_day import load_documents, load_profile, load_replies, picks
+from tests.support.llm_day import load_documents, load_profile, load_replies, picks
 
 
 def numbers(text: str) -> list[str]:
@@ -217,13 +216,13 @@ def test_cli_refuses_a_file_that_covers_no_paper(home):
 
 
 def test_cli_accepts_the_readers_own_numbers_from_the_profile(home):
-    from llm_day import FIXTURES
+    from tests.support.llm_day import LLM_FIXTURES
 
     markdown = render_markdown(make_digest(), load_profile())
     assert "1.25pp" in markdown
     (home / "digest.md").write_text(markdown, encoding="utf-8")
     without = CliRunner().invoke(cli, ["verify", str(home / "digest.md"), "--json"])
     assert without.exit_code == EXIT_UNVERIFIED
-    profile = str(FIXTURES / "profile.toml")
+    profile = str(LLM_FIXTURES / "profile.toml")
     result = CliRunner().invoke(cli, ["verify", str(home / "digest.md"), "--profile", profile])
     assert result.exit_code == 0, result.output

@@ -8,10 +8,10 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
-from test_web_helpers import RunningServer, seed_store
 
 from paperbrief.cli import cli
 from paperbrief.store import open_store
+from tests.support.web import RunningServer, seed_store
 
 
 @pytest.fixture()

@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_web_helpers import RunningServer, seed_store
 
 from paperbrief.store import open_store
+from tests.support.web import RunningServer, seed_store
 
 pytestmark = pytest.mark.browser
 

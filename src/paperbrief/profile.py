@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from importlib import resources
@@ -18,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from paperbrief.errors import ProfileError
+from paperbrief.errors import ProfileError, ProfileProblem
 
 HOME_ENV = "PAPERBRIEF_HOME"
 
@@ -308,8 +309,25 @@ class Profile(Strict):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _describe_error(error: Mapping[str, Any]) -> str:
-    location = ".".join(str(part) for part in error.get("loc", ()))
+_TOML_LINE = re.compile(r"line (\d+)")
+
+
+def _line_of(key: str, text: str) -> int | None:
+    """The line where the last component of a dotted key is set (or its table opens)."""
+    name = next((part for part in reversed(key.split(".")) if not part.isdigit()), "")
+    if not name:
+        return None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith(name) and stripped[len(name) :].lstrip().startswith("="):
+            return number
+        if stripped in (f"[{name}]", f"[[{name}]]") or stripped.endswith(f".{name}]"):
+            return number
+    return None
+
+
+def _problem(error: Mapping[str, Any], text: str) -> ProfileProblem:
+    key = ".".join(str(part) for part in error.get("loc", ())) or "(top level)"
     kind = str(error.get("type", ""))
     message = str(error.get("msg", ""))
     if kind == "extra_forbidden":
@@ -318,24 +336,33 @@ def _describe_error(error: Mapping[str, Any]) -> str:
         fix = "add this key"
     else:
         fix = message[0].lower() + message[1:] if message else "fix the value"
-    return f"{location or '(top level)'}: {fix}"
+    return ProfileProblem(key, fix, _line_of(key, text))
 
 
 def parse_profile(text: str, origin: str = "<profile>") -> Profile:
-    """Parse and validate TOML text. Raises ProfileError naming every bad key and its fix."""
+    """Parse and validate TOML text. Raises ProfileError whose ``problems`` name every bad
+    key, its fix and its line."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
+        found = _TOML_LINE.search(str(error))
+        line = int(found.group(1)) if found else None
+        if line is None and "end of document" in str(error):
+            line = max(len(text.splitlines()), 1)
+        problem = ProfileProblem("TOML", str(error), line)
         raise ProfileError(
-            f"{origin} is not valid TOML: {error}", "fix the syntax at the line shown"
+            f"{origin} is not valid TOML: {error}",
+            "fix the syntax at the line shown",
+            problems=(problem,),
         ) from error
     try:
         return Profile.model_validate(data)
     except ValidationError as error:
-        problems = [_describe_error(item) for item in error.errors()]
+        problems = tuple(_problem(item, text) for item in error.errors())
         raise ProfileError(
-            f"{origin} has {len(problems)} problem(s): " + "; ".join(problems),
+            f"{origin} has {len(problems)} problem(s): " + "; ".join(map(str, problems)),
             "edit the keys named above; `paperbrief profile check` re-validates",
+            problems=problems,
         ) from error
 
 

@@ -20,7 +20,7 @@ from paperbrief.http import PoliteClient
 from paperbrief.llm import LLMClient, llm_configured, resolve_api_key
 from paperbrief.models import OFFLINE_WRITER
 from paperbrief.profile import Profile
-from paperbrief.rank import Embedder
+from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, TextEncoder
 from paperbrief.store import Store
 
 
@@ -55,20 +55,19 @@ class Services:
         day: date | None = None,
         arxiv: ArxivEndpoints | None = None,
         http: PoliteClient | None = None,
+        encoder: TextEncoder | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> Services:
         """The services of one run.
 
         ``day`` scopes the LLM's daily budget (default today); ``arxiv`` and ``http`` replace
         arXiv's endpoints and the polite client (tests point them at a loopback server);
+        ``encoder`` is an already loaded embedding model to share (default: load on use);
         without a profile (e.g. `paperbrief read`) there is no LLM and the default model.
         """
         env = os.environ if environ is None else environ
-        embedder = (
-            Embedder(cache=store.embeddings, model_name=profile.rank.embedding_model)
-            if profile is not None
-            else Embedder(cache=store.embeddings)
-        )
+        model = profile.rank.embedding_model if profile is not None else DEFAULT_MODEL
+        embedder = Embedder(cache=store.embeddings, model_name=model, encoder=encoder)
         services = cls(embedder=embedder, arxiv=arxiv or ArxivEndpoints())
         if offline:
             return services

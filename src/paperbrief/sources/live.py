@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import cast
@@ -14,6 +14,7 @@ from paperbrief.sources.arxiv_api import DEFAULT_API_BASE, fetch_papers
 from paperbrief.sources.arxiv_feed import feed_url, parse_feed
 from paperbrief.sources.days import is_listing_weekday
 from paperbrief.sources.listing_page import (
+    ListingPage,
     PageEntry,
     listing_page_url,
     parse_listing_page,
@@ -176,21 +177,38 @@ def _from_feed(
     return None, ""
 
 
-def _from_new_pages(
-    attempt: _Attempt, categories: list[str], client: PoliteClient, list_base: str
-) -> tuple[dict[str, _Announced] | None, str]:
-    announced: dict[str, _Announced] = {}
+def _read_pages(
+    attempt: _Attempt,
+    categories: list[str],
+    client: PoliteClient,
+    page_url: Callable[[str], str],
+    which: str,
+    params: Mapping[str, object] | None = None,
+) -> Iterator[tuple[str, ListingPage]]:
+    """Each category's ``/list/<cat>/<which>`` page that could be read and parsed; the
+    failures land in ``attempt``, and an unreachable host stops the round."""
     for category in categories:
-        url = listing_page_url(list_base, category)
+        url = page_url(category)
         try:
-            page = parse_listing_page(client.get(url).content, f"page {url}")
+            page = parse_listing_page(client.get(url, params).content, f"page {url}")
         except SourceError as error:
-            attempt.failures.append(f"{category} /new page: {error.message}")
-            attempt.notes.append(f"{category}: /list/{category}/new unusable ({error.message})")
+            attempt.failures.append(f"{category} /{which} page: {error.message}")
+            attempt.notes.append(f"{category}: /list/{category}/{which} unusable ({error.message})")
             if isinstance(error, HostUnreachable):
                 break  # the other pages are on the same host
             continue
         attempt.pages_read += 1
+        yield category, page
+
+
+def _from_new_pages(
+    attempt: _Attempt, categories: list[str], client: PoliteClient, list_base: str
+) -> tuple[dict[str, _Announced] | None, str]:
+    announced: dict[str, _Announced] = {}
+    pages = _read_pages(
+        attempt, categories, client, lambda category: listing_page_url(list_base, category), "new"
+    )
+    for category, page in pages:
         attempt.saw(page.day)
         if page.day is not None and page.day != attempt.day:
             attempt.notes.append(
@@ -207,18 +225,15 @@ def _from_pastweek_pages(
     attempt: _Attempt, categories: list[str], client: PoliteClient, list_base: str
 ) -> tuple[dict[str, _Announced] | None, str]:
     announced: dict[str, _Announced] = {}
-    for category in categories:
-        url = pastweek_page_url(list_base, category)
-        try:
-            response = client.get(url, {"show": PASTWEEK_SHOW})
-            page = parse_listing_page(response.content, f"page {url}")
-        except SourceError as error:
-            attempt.failures.append(f"{category} /pastweek page: {error.message}")
-            attempt.notes.append(f"{category}: /list/{category}/pastweek unusable")
-            if isinstance(error, HostUnreachable):
-                break  # the other pages are on the same host
-            continue
-        attempt.pages_read += 1
+    pages = _read_pages(
+        attempt,
+        categories,
+        client,
+        lambda category: pastweek_page_url(list_base, category),
+        "pastweek",
+        {"show": PASTWEEK_SHOW},
+    )
+    for category, page in pages:
         if attempt.day in page.incomplete_days:
             attempt.notes.append(f"{category}: /pastweek shows only part of {attempt.day}")
         if page.days and attempt.day < min(page.days):

@@ -226,7 +226,7 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
         try:
             profile = parse_profile(text, str(path))
         except ProfileError as error:
-            problems = problem_list(error, text)
+            problems = list(error.problems)
         if action == "save" and profile is not None:
             write_atomic(path, text)
             exists, saved = True, True
@@ -249,34 +249,3 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, middleware=[Middleware(AccessMiddleware, token=token)])
-
-
-def problem_list(error: ProfileError, text: str) -> list[tuple[str, str, int | None]]:
-    """Split a ProfileError into (key, fix, line number in ``text`` or None) items."""
-    message = error.message
-    if " problem(s): " not in message:
-        line = None
-        marker = message.rfind("line ")
-        if marker >= 0:
-            digits = "".join(ch for ch in message[marker + 5 : marker + 12] if ch.isdigit())
-            line = int(digits) if digits else None
-        return [("TOML", message.split(" is not valid TOML: ", 1)[-1], line)]
-    items = []
-    for part in message.split(" problem(s): ", 1)[1].split("; "):
-        key, _, fix = part.partition(": ")
-        items.append((key, fix, _line_of(key, text)))
-    return items
-
-
-def _line_of(key: str, text: str) -> int | None:
-    """The line where the last component of a dotted key is set, when it can be found."""
-    name = next((part for part in reversed(key.split(".")) if not part.isdigit()), "")
-    if not name:
-        return None
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if stripped.startswith(name) and stripped[len(name) :].lstrip().startswith("="):
-            return number
-        if stripped in (f"[{name}]", f"[[{name}]]") or stripped.endswith(f".{name}]"):
-            return number
-    return None

@@ -19,8 +19,9 @@ from paperbrief.profile import parse_profile
 from paperbrief.render import render_html, render_markdown
 from paperbrief.store import codec, open_store
 from paperbrief.web import create_app
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "deliver"
+DELIVER_FIXTURES = FIXTURES / "deliver"
 DIGEST_DAY = date(2026, 5, 22)
 LISTING_DAY = date(2026, 5, 21)
 
@@ -28,9 +29,11 @@ LISTING_DAY = date(2026, 5, 21)
 def seed_store(folder: Path) -> tuple[Path, Path]:
     """A store with one digest, its day's ranking (picked and not picked), a document."""
     profile_path = folder / "profile.toml"
-    shutil.copy(FIXTURES / "profile.toml", profile_path)
+    shutil.copy(DELIVER_FIXTURES / "profile.toml", profile_path)
     profile = parse_profile(profile_path.read_text(encoding="utf-8"))
-    digest = codec.decode(Digest, (FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8"))
+    digest = codec.decode(
+        Digest, (DELIVER_FIXTURES / "digest-2026-05-22.json").read_text(encoding="utf-8")
+    )
     digest = replace(digest, listing_day=LISTING_DAY)
     picks = [brief.scored for brief in digest.briefs]
     base = picks[0].paper

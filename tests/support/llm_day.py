@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from paperbrief.fulltext.document import Document
 from paperbrief.models import Paper, ScoredPaper
 from paperbrief.profile import Profile, parse_profile
 from paperbrief.store import codec
+from tests.support import FIXTURES
+from tests.support.openai_server import Reply
 
-from openai_server import Reply
-
-FIXTURES = Path(__file__).parent / "fixtures" / "llm"
+LLM_FIXTURES = FIXTURES / "llm"
 ABSTRACT_ONLY = Paper(
     id="2605.10003",
     title="LoRA for a Young Language: Teaching a 7B Coder ArkTS",
@@ -30,17 +29,17 @@ _PAPER_ID = re.compile(r'<paper id="([0-9.]+)"')
 
 
 def load_profile() -> Profile:
-    return parse_profile((FIXTURES / "profile.toml").read_text(encoding="utf-8"))
+    return parse_profile((LLM_FIXTURES / "profile.toml").read_text(encoding="utf-8"))
 
 
 def load_documents() -> dict[str, Document]:
-    data = json.loads((FIXTURES / "documents.json").read_text(encoding="utf-8"))
+    data = json.loads((LLM_FIXTURES / "documents.json").read_text(encoding="utf-8"))
     documents = [codec.decode(Document, json.dumps(item)) for item in data]
     return {document.arxiv_id: document for document in documents}
 
 
 def load_replies() -> dict[str, dict[str, Any]]:
-    return json.loads((FIXTURES / "replies.json").read_text(encoding="utf-8"))
+    return json.loads((LLM_FIXTURES / "replies.json").read_text(encoding="utf-8"))
 
 
 def picks() -> list[tuple[ScoredPaper, Document | None]]:

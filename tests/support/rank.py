@@ -8,15 +8,16 @@ from pathlib import Path
 import numpy as np
 
 from paperbrief.store import Store, open_store
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "rank"
+RANK_FIXTURES = FIXTURES / "rank"
 
 
 def seeded_store(path: Path) -> Store:
     """A store whose embedding cache holds tests/fixtures/rank/embeddings.npz (vectors made
     by the bundled model from the same texts)."""
     store = open_store(path)
-    data = np.load(FIXTURES / "embeddings.npz")
+    data = np.load(RANK_FIXTURES / "embeddings.npz")
     vectors = dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
     store.embeddings.put("all-MiniLM-L6-v2", vectors)
     return store
