@@ -88,6 +88,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         lines = [os.path.relpath(path, FIXTURES) for path in unused]
         message = "fixture files no test uses (delete them or test with them): " + ", ".join(lines)
         if terminal is not None:
-            terminal.ensure_newline()
+            terminal.write_line("")
             terminal.write_line(message, red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -8,7 +8,15 @@ from __future__ import annotations
 import click
 
 from paperbrief import __version__
-from paperbrief.cli import daily, profile_cmd, publishing, ranking, reading, verifying
+from paperbrief.cli import (
+    daily,
+    feedback,
+    profile_cmd,
+    publishing,
+    ranking,
+    reading,
+    verifying,
+)
 from paperbrief.cli.common import CONTEXT
 
 
@@ -21,7 +29,7 @@ def cli() -> None:
     """
 
 
-for _module in (daily, profile_cmd, ranking, reading, verifying, publishing):
+for _module in (daily, profile_cmd, ranking, feedback, reading, verifying, publishing):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

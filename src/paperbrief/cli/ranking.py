@@ -1,9 +1,8 @@
-"""`paperbrief eval ranking` and `paperbrief feedback`: measuring and teaching the ranking."""
+"""`paperbrief eval ranking`: measuring the ranking against what the reader picked."""
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import click
@@ -11,16 +10,10 @@ from rich.console import Console
 from rich.table import Table
 
 from paperbrief.cli.common import CONTEXT, console, get_profile, get_store, handle_errors
-from paperbrief.errors import PaperbriefError
-from paperbrief.models import Signal, split_arxiv_id
-from paperbrief.rank.evaluate import CUTOFFS, evaluate_ranking, load_posts
+from paperbrief.rank.evaluate import CUTOFFS, evaluate_ranking
 from paperbrief.rank.judge import load_replay
 from paperbrief.services import Services
 from paperbrief.store import temporary_store
-
-
-class FeedbackError(PaperbriefError):
-    """A feedback command was given an unusable id or signal."""
 
 
 @click.group("eval", context_settings=CONTEXT)
@@ -135,100 +128,4 @@ def eval_ranking(
         console.print(f"wrote {json_out}")
 
 
-_ARXIV_ID = re.compile(r"^(\d{4}\.\d{4,5}|[a-z\-]+(\.[A-Z]{2})?/\d{7})$")
-
-SIGNAL_FLAGS = {"up": "👍", "down": "👎", "save": "saved", "hide": "not interested"}
-
-
-class FeedbackGroup(click.Group):
-    """`feedback <id> --up` records a signal; `feedback import FILE` is a subcommand.
-
-    Anything that is not a subcommand name is taken as a paper id and handed to the
-    hidden ``record`` command.
-    """
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        if args and args[0] not in self.commands and not args[0].startswith("-"):
-            return "record", self.commands["record"], args
-        return super().resolve_command(ctx, args)
-
-
-@click.group("feedback", cls=FeedbackGroup, context_settings=CONTEXT)
-def feedback() -> None:
-    """Tell paperbrief what you think of a paper, or import a history of picks.
-
-    \b
-      paperbrief feedback 2605.22817 --up       (also --down, --save, --hide, --read)
-      paperbrief feedback 2605.22817 --hide --note "pure theory"
-      paperbrief feedback import picks.json
-
-    Signals are stored with the time and teach the learned scorer (recent ones weigh more).
-    """
-
-
-@feedback.command("record", context_settings=CONTEXT, hidden=True)
-@click.argument("paper_id")
-@click.option("--up", "signal", flag_value="up", help="👍 more like this.")
-@click.option("--down", "signal", flag_value="down", help="👎 less like this.")
-@click.option("--save", "signal", flag_value="save", help="Saved for later (a strong 👍).")
-@click.option("--hide", "signal", flag_value="hide", help="Not interested (a strong 👎).")
-@click.option("--read", "signal", flag_value="read", help="I read it (a mild 👍).")
-@click.option("--note", default=None, help="A free-text note kept with the signal.")
-@handle_errors
-def feedback_record(paper_id: str, signal: str | None, note: str | None) -> None:
-    """Record one signal for PAPER_ID: paperbrief feedback 2605.22817 --up"""
-    if signal is None:
-        raise FeedbackError(
-            f"no signal given for {paper_id}",
-            "add one of --up, --down, --save, --hide, --read",
-        )
-    arxiv_id, _ = split_arxiv_id(paper_id)
-    if not _ARXIV_ID.match(arxiv_id):
-        raise FeedbackError(
-            f"{paper_id!r} is not an arXiv id", "use an id like 2605.22817 (or an abs URL)"
-        )
-    with get_store() as store:
-        store.feedback.add(arxiv_id, Signal(signal), note=note, source="cli")
-        known = store.listings.paper(arxiv_id) is not None
-    console.print(f"recorded {SIGNAL_FLAGS.get(signal, signal)} for {arxiv_id}")
-    if not known:
-        console.print(
-            "[dim]note:[/] this paper is not in the store yet; it will teach the ranking once"
-            " a listing containing it has been fetched",
-            highlight=False,
-        )
-
-
-@feedback.command("import", context_settings=CONTEXT)
-@click.argument("path", type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@handle_errors
-def feedback_import(path: Path) -> None:
-    """Import a picks file (format of picks-dev.json) as accepted picks, dated by listing day.
-
-    Re-importing the same file adds nothing twice.
-    """
-    posts = load_posts(path)
-    added = skipped = 0
-    with get_store() as store:
-        existing = {
-            (e.paper_id, e.created_at[:10])
-            for e in store.feedback.events()
-            if e.signal == Signal.PICKED
-        }
-        for post in posts:
-            when = post.listing_day.isoformat() + "T12:00:00+00:00"
-            for paper_id, _stars in post.picks:
-                if (paper_id, when[:10]) in existing:
-                    skipped += 1
-                    continue
-                store.feedback.add(
-                    paper_id, Signal.PICKED, source=f"import:{path.name}", created_at=when
-                )
-                existing.add((paper_id, when[:10]))
-                added += 1
-    console.print(f"imported {added} picks from {len(posts)} posts ({skipped} already there)")
-
-
-COMMANDS: list[click.Command] = [eval_group, feedback]
+COMMANDS: list[click.Command] = [eval_group]
