@@ -55,13 +55,22 @@ def test_bootstrap_interval_brackets_the_point_estimate():
     assert low < high
 
 
-def test_evaluation_beats_random_on_real_picks(profile, embedder):
+def test_evaluation_reports_within_shown_and_the_whole_listing(profile, embedder):
     report = evaluate_ranking(
         RANK_FIXTURES / "listings", RANK_FIXTURES / "picks.json", profile, embedder
     )
-    assert report.posts == 4 and report.picks == 14
+    assert report.posts == 4 and report.picks == 14 and report.days == 3
+    assert report.within_shown is not None and report.primary is report.within_shown
     assert set(report.baselines) == {"random", "bm25", "embedding"}
-    assert report.system["recall"]["20"] > report.baselines["random"]["recall"]["20"]
+    shown, whole = report.within_shown, report.whole_listing
+    assert shown.system["recall"]["5"] > shown.baselines["random"]["recall"]["5"]
+    assert whole.system["recall"]["20"] > whole.baselines["random"]["recall"]["20"]
+    # Among the few papers the reader saw a pick ranks at least as high as in the listing.
+    for inside, outside in zip(shown.per_post, whole.per_post, strict=True):
+        assert all(a <= b for a, b in zip(inside.ranks, outside.ranks, strict=True))
+        assert max(inside.ranks) <= len(inside.post.shown)
+    # The ranked papers carry opaque ids: the arXiv ids (and their order) cannot rank.
+    assert all(pid.startswith("202604") for r in whole.per_post for pid, _ in r.post.picks)
 
 
 def test_learning_replay_never_sees_the_ranked_day_or_later(profile, embedder, tmp_path):
@@ -78,7 +87,9 @@ def test_learning_replay_never_sees_the_ranked_day_or_later(profile, embedder, t
         assert result.latest_feedback < result.post.listing_day.isoformat()
         by_day.setdefault(result.post.listing_day, result)
     assert by_day[date(2026, 4, 21)].learned_from == 0  # nothing earlier exists
-    assert by_day[date(2026, 4, 24)].learned_from > 0
+    # Learned from what the reader saw on the two earlier days (6 + 9 shown), not from the
+    # ~100 listed papers they never saw.
+    assert by_day[date(2026, 4, 24)].learned_from == 6 + 9
     # Dropping the later posts from the history changes nothing for an earlier day.
     picks = json.loads((RANK_FIXTURES / "picks.json").read_text(encoding="utf-8"))
     picks["posts"] = [p for p in picks["posts"] if p["listing_day"] <= "2026-04-22"]
@@ -108,14 +119,19 @@ def test_cli_writes_the_json_contract(tmp_path, monkeypatch):
         str(RANK_FIXTURES / "picks.json"),
     ]
     args += ["--profile", str(RANK_FIXTURES / "profile.toml"), "--since", "2026-04-23"]
-    result = CliRunner().invoke(cli, [*args, "--json", str(out)])
+    result = CliRunner().invoke(cli, [*args, "--until", "2026-04-25", "--json", str(out)])
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["posts"] == 3 and data["picks"] == 10
+    assert data["posts"] == 2 and data["picks"] == 7  # 04-23 and 04-25
+    keys = {"posts", "picks", "recall", "ndcg@10", "mrr", "ci95", "baselines"}
+    assert keys <= set(data) and keys <= set(data["whole_listing"])
     assert set(data["recall"]) == {"5", "10", "20", "50", "100"}
-    assert {"ndcg@10", "mrr", "ci95", "baselines"} <= set(data)
     assert set(data["baselines"]["bm25"]["recall"]) == set(data["recall"])
-    assert "R@20" in result.output and "embedding" in result.output
+    assert set(data["whole_listing"]["baselines"]) == set(data["baselines"])
+    assert data["whole_listing"]["recall"]["5"] <= data["recall"]["5"]
+    assert "within shown" in result.output and "whole listing" in result.output
+    assert "R@100" in result.output and "embedding" in result.output
+    assert "s per day" in result.output
 
 
 def test_cli_names_a_missing_listing_day(tmp_path, monkeypatch):

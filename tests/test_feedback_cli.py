@@ -48,11 +48,31 @@ def test_missing_signal_or_bad_id_fails_with_a_hint(tmp_path, monkeypatch):
     assert result.exit_code == 1 and "not an arXiv id" in result.output
 
 
-def test_import_takes_picks_as_accepted_once(tmp_path, monkeypatch):
+def test_import_takes_picks_as_accepted_and_the_rest_of_shown_as_passed_over_once(
+    tmp_path, monkeypatch
+):
     result = run(tmp_path, monkeypatch, "import", str(RANK_FIXTURES / "picks.json"))
     assert result.exit_code == 0, result.output
     first = events(tmp_path)
-    assert len(first) == 14 and {e.signal for e in first} == {"picked"}
-    assert {e.created_at[:10] for e in first} == {"2026-04-21", "2026-04-22", "2026-04-24"}
-    assert run(tmp_path, monkeypatch, "import", str(RANK_FIXTURES / "picks.json")).exit_code == 0
-    assert len(events(tmp_path)) == 14
+    picked = [e for e in first if e.signal == "picked"]
+    passed = [e for e in first if e.signal == "shown"]
+    assert len(picked) == 14 and {e.created_at[:10] for e in picked} == {
+        "2026-04-21",
+        "2026-04-22",
+        "2026-04-24",
+    }
+    # shown lists: 6 + 9 + 14 (both 04-24 posts saw the same 14), minus the 14 picks.
+    assert len(passed) == 6 + 9 + 14 - 14 and len(first) == len(picked) + len(passed)
+    assert not {e.paper_id for e in passed} & {e.paper_id for e in picked}
+    assert "imported 14 picks and 15 shown-but-not-picked" in result.output
+    again = run(tmp_path, monkeypatch, "import", str(RANK_FIXTURES / "picks.json"))
+    assert again.exit_code == 0 and "(29 already there)" in again.output
+    assert len(events(tmp_path)) == 29
+
+
+def test_import_of_a_malformed_file_names_the_format(tmp_path, monkeypatch):
+    bad = tmp_path / "picks.json"
+    bad.write_text('{"posts": [{"digest_date": "2026-04-22"}]}', encoding="utf-8")
+    result = run(tmp_path, monkeypatch, "import", str(bad))
+    assert result.exit_code == 1 and "shown" in result.output
+    assert not events(tmp_path)

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from datetime import date
 
 import numpy as np
 import pytest
 
+from paperbrief.errors import ProfileError
 from paperbrief.models import Listing, Paper, ScoredPaper, Signal
-from paperbrief.profile import AvoidTopic, load_profile
-from paperbrief.rank import Embedder, load_feedback, rank_papers, select_picks
+from paperbrief.profile import AvoidTopic, load_profile, parse_profile
+from paperbrief.rank import Embedder, flags, load_feedback, rank_papers, select_picks
 from paperbrief.rank.bm25 import BM25Index
+from paperbrief.rank.core import closest_lines, fuse
 from paperbrief.rank.evaluate import load_listing_file
+from paperbrief.rank.imported import RecordedPost, load_posts, record_posts
+from paperbrief.rank.scorers import ScorerResult
+from paperbrief.rank.taste import Examples, kernel_taste, lda_direction
 from paperbrief.rank.text import tokenize
 from paperbrief.store import open_store
 from tests.support.rank import RANK_FIXTURES, seeded_store
@@ -159,7 +165,7 @@ def test_picks_spread_across_lines_and_honour_limits(profile):
     assert [p.paper.id for p in select_picks(ranking, focused)] == ["a1", "a2", "a3", "b1"]
 
 
-def test_thin_day_is_topped_up_to_three_picks(profile):
+def test_thin_day_publishes_fewer_picks_and_says_so(profile):
     ranking = [
         scored("x", 3.0, 3, "A"),
         scored("y", 0.5, 1, "B"),
@@ -168,7 +174,36 @@ def test_thin_day_is_topped_up_to_three_picks(profile):
     ]
     ranking = [replace(s, rank=i + 1) for i, s in enumerate(ranking)]
     strict = profile.model_copy(update={"min_stars": 2, "picks_per_day": 5})
-    assert [p.paper.id for p in select_picks(ranking, strict)] == ["x", "y", "z"]
+    picks = select_picks(ranking, strict)
+    # No one-star top-up: the day has one paper worth reading, and the selection says so.
+    assert [p.paper.id for p in picks] == ["x"]
+    assert picks.short and picks.missing == 4 and picks.qualified == 1
+
+
+def test_flagged_papers_are_never_picked_and_counted_as_held_back(profile):
+    ranking = [
+        replace(scored("evil", 9.0, 5, "A"), components={flags.INSTRUCTIONS: 1.0}),
+        replace(scored("seen", 8.0, 4, "B"), components={flags.PICKED_BEFORE: 1.0}),
+        replace(scored("hid", 7.0, 4, "C"), components={flags.HIDDEN: 1.0}),
+        replace(scored("new", 6.0, 4, "A"), components={flags.FOLLOW_UP: 1.0}),
+        scored("ok", 5.0, 3, "B"),
+    ]
+    ranking = [replace(s, rank=i + 1) for i, s in enumerate(ranking)]
+    picks = select_picks(ranking, profile.model_copy(update={"picks_per_day": 4}))
+    assert [p.paper.id for p in picks] == ["new", "ok"]  # a follow-up may be picked
+    assert picks.held_back == 3 and picks.missing == 2
+
+
+def test_no_line_takes_more_than_half_the_picks_when_others_qualify(profile):
+    ranking = [scored(f"a{i}", 5.0 - i / 10, 3, "A") for i in range(6)]
+    ranking += [scored("b1", 3.0, 3, "B")]
+    ranking = [replace(s, rank=i + 1) for i, s in enumerate(ranking)]
+    some = profile.model_copy(
+        update={"picks_per_day": 4, "rank": profile.rank.model_copy(update={"diversity": 0.1})}
+    )
+    assert [p.paper.id for p in select_picks(ranking, some)] == ["a0", "a1", "b1", "a2"]
+    none = some.model_copy(update={"rank": some.rank.model_copy(update={"diversity": 0.0})})
+    assert [p.paper.id for p in select_picks(ranking, none)] == ["a0", "a1", "a2", "a3"]
 
 
 def test_feedback_lifts_papers_like_the_ones_picked(tmp_path, profile, embedder):
@@ -206,52 +241,93 @@ def test_feedback_lifts_papers_like_the_ones_picked(tmp_path, profile, embedder)
     store.close()
 
 
-def test_feedback_learns_a_preference_for_late_submissions(tmp_path, profile, embedder):
+def test_permuting_the_ids_of_a_day_gives_the_same_ranking(tmp_path, day_papers, profile, embedder):
+    # A learner trained on two earlier days, then today's ids permuted and order shuffled:
+    # only the papers' content and the reader's feedback may rank, never an id or position.
     store = open_store(tmp_path / "db.sqlite")
-    topics = ["program repair", "image segmentation", "protein folding", "code review"]
-    for day in range(1, 4):
-        papers = [
-            make_paper(
-                f"26{day:02d}.{i:05d}", f"{topics[i % 4]} study {i}", f"About {topics[i % 4]}."
-            )
-            for i in range(30)
-        ]
-        store.listings.save(Listing(date(2026, 4, day), tuple(papers), source="test"))
-        for paper in papers:
-            signal = "picked" if paper.id.endswith(("28", "29")) else "shown"
-            store.feedback.add(
-                paper.id, Signal(signal), created_at=f"2026-04-0{day}T12:00:00+00:00"
-            )
-    model = load_feedback(
-        store.feedback, store.listings, embedder, before="2026-04-05T00:00:00+00:00"
-    )
-    today = [
-        make_paper(f"2605.{i:05d}", f"{topics[i % 4]} study {i}", f"About {topics[i % 4]}.")
-        for i in range(30)
-    ]
-    ranking = rank_papers(today, profile, embedder, feedback=model)
-    feedback = {s.paper.id: s.components["feedback"] for s in ranking}
-    assert feedback["2605.00029"] > feedback["2605.00005"]
-    assert {s.paper.id for s in ranking[:5]} & {"2605.00028", "2605.00029"}
+    posts = [p for p in load_posts(RANK_FIXTURES / "picks.json") if p.listing_day.day < 24]
+    for post in posts:
+        papers = load_listing_file(RANK_FIXTURES / "listings" / f"{post.listing_day}.jsonl.gz")
+        store.listings.save(Listing(post.listing_day, tuple(papers), source="test"))
+    record_posts(store.feedback, posts, source="test")
+    model = load_feedback(store.feedback, store.listings, embedder, profile.rank)
+    assert model.ready and model.negatives > 0
+    ranking = rank_papers(day_papers, profile, embedder, feedback=model)
+    assert any(s.components["feedback"] != 0 for s in ranking)
+
+    ids = [p.id for p in day_papers]
+    shuffled = list(ids)
+    random.Random(3).shuffle(shuffled)
+    permuted = [replace(p, id=new) for p, new in zip(day_papers, shuffled, strict=True)]
+    random.Random(4).shuffle(permuted)
+    again = rank_papers(permuted, profile, embedder, feedback=model)
+    assert [s.paper.title for s in again] == [s.paper.title for s in ranking]
+    assert [s.score for s in again] == [s.score for s in ranking]
+    assert [s.stars for s in again] == [s.stars for s in ranking]
     store.close()
 
 
-def test_accepted_listing_days_teach_what_was_passed_over(tmp_path, embedder):
+def test_only_papers_the_reader_saw_become_negatives(tmp_path, embedder):
     store = open_store(tmp_path / "db.sqlite")
     papers = [make_paper(f"2604.{i:05d}", f"Paper {i}", "Text.") for i in range(12)]
-    papers = [replace(p, announced="2026-04-01") for p in papers]
     store.listings.save(Listing(date(2026, 4, 1), tuple(papers), source="test"))
-    later = replace(make_paper("2604.99999", "Later", "Text."), announced="2026-04-03")
-    store.listings.save(Listing(date(2026, 4, 3), (later,), source="test"))
-    for paper_id in ("2604.00001", "2604.00002", "2604.00003"):
-        store.feedback.add(paper_id, Signal("picked"), created_at="2026-04-02T08:00:00+00:00")
-    store.feedback.add("2604.99999", Signal("up"), created_at="2026-04-03T08:00:00+00:00")
-    model = load_feedback(
-        store.feedback, store.listings, embedder, before="2026-04-05T00:00:00+00:00"
-    )
-    assert (model.positives, model.negatives) == (4, 9)  # the other 9 papers of April 1
+    shown = tuple(p.id for p in papers[:6])  # the other six were never shown
+    post = RecordedPost(date(2026, 4, 2), date(2026, 4, 1), (("2604.00001", 3),), shown)
+    second = RecordedPost(date(2026, 4, 3), date(2026, 4, 1), (("2604.00002", 2),), shown)
+    added = record_posts(store.feedback, [post, second], source="test")
+    # A paper picked by one post of the day is not a negative of the other.
+    assert (added.picked, added.shown) == (2, 4)
+    assert record_posts(store.feedback, [post, second], source="test").skipped == 6
+    model = load_feedback(store.feedback, store.listings, embedder)
+    assert (model.positives, model.negatives) == (2, 4)
     early = load_feedback(
         store.feedback, store.listings, embedder, before="2026-04-01T00:00:00+00:00"
     )
-    assert (early.positives, early.negatives) == (0, 0)
+    assert (early.positives, early.negatives) == (0, 0) and not early.ready
     store.close()
+
+
+def test_taste_prefers_what_was_kept_over_what_was_passed_over():
+    rng = np.random.default_rng(0)
+    liked_centre, passed_centre = np.eye(8)[0], np.eye(8)[1]
+
+    def around(centre: np.ndarray, count: int) -> np.ndarray:
+        points = centre + 0.3 * rng.standard_normal((count, 8))
+        return points / np.linalg.norm(points, axis=1, keepdims=True)
+
+    vectors = np.vstack([around(liked_centre, 5), around(passed_centre, 40)])
+    labels = np.array([1.0] * 5 + [0.0] * 40)
+    examples = Examples(vectors, labels, np.ones(45))
+    today = np.vstack([around(liked_centre, 1), around(passed_centre, 1)])
+    near_liked, near_passed = kernel_taste(today, examples)
+    assert near_liked > near_passed
+    direction = lda_direction(examples)
+    assert direction is not None
+    assert today[0] @ direction > today[1] @ direction
+    # Without negatives the positives' density alone still ranks; LDA needs both classes.
+    only_liked = Examples(vectors[:5], labels[:5], np.ones(5))
+    assert np.diff(kernel_taste(today, only_liked))[0] < 0
+    assert lda_direction(only_liked) is None
+
+
+def test_line_label_is_the_line_the_paper_is_closest_to():
+    # Paper 0 scores through line 1's key phrase (fused best: line 1) but its meaning is
+    # closest to line 0; paper 1 is close to line 1 in both.
+    embedding = ScorerResult("embedding", per_line=np.array([[0.9, 0.1], [0.1, 0.8], [0.5, 0.5]]))
+    bm25 = ScorerResult("bm25", per_line=np.array([[0.0, 9.0], [0.0, 1.0], [0.0, 0.0]]), weight=3.0)
+    fused, best, _ = fuse([embedding, bm25], np.ones(2), 3)
+    assert best[0] == 1
+    assert closest_lines([embedding, bm25], best).tolist()[:2] == [0, 1]
+    assert closest_lines([bm25], best).tolist() == best.tolist()  # no embedding: as scored
+
+
+def test_the_removed_submission_order_switch_is_an_unknown_key():
+    text = (RANK_FIXTURES / "profile.toml").read_text(encoding="utf-8")
+    with pytest.raises(ProfileError) as caught:
+        parse_profile(text.replace("[rank]\n", "[rank]\nlearn_submission_order = true\n"))
+    assert "rank.learn_submission_order" in caught.value.message
+    assert "remove it" in caught.value.message
+    tuned = parse_profile(
+        text.replace("[rank]\n", "[rank]\nfeedback_weight = 0.5\nfeedback_ramp_positives = 5\n")
+    )
+    assert (tuned.rank.feedback_weight, tuned.rank.feedback_ramp_positives) == (0.5, 5)

@@ -81,7 +81,7 @@ def test_feedback_goes_to_the_store_with_note(site) -> None:
             data={"csrf": token, "paper_id": "2605.30004", "signal": "save",
                   "note": "<img src=x onerror=alert(1)>", "next": "/ranking"},
         )  # fmt: skip
-        page = client.get("/ranking").text
+        page = client.get("/ranking?hidden=1").text  # the hidden paper, shown on request
         assert 'class="fb fb-hide" aria-pressed="true"' in page and "太偏 NLP" in page
         assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     with open_store(store_path) as store:
@@ -171,7 +171,7 @@ def test_web_feedback_reaches_the_ranking_learner(site) -> None:
                                  ("2605.30002", "save")]:  # fmt: skip
             data = {"csrf": token, "paper_id": paper_id, "signal": signal, "next": "/ranking"}
             assert client.post("/feedback", data=data).status_code == 303
-        page = client.get("/ranking").text
+        page = client.get("/ranking?hidden=1").text
     row = page.split('id="p-2605.30001"', 1)[1].split("</tr>", 1)[0]
     assert 'fb-hide" aria-pressed="true"' in row and 'fb-up" aria-pressed="false"' in row
     with open_store(store_path) as store:

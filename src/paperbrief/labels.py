@@ -25,6 +25,8 @@ class Labels:
     rank_close: str  # ... or that it is only semantically close
     rank_like_picked: str  # ... like papers the reader picked before
     rank_avoided: str  # ... touches an avoided topic
+    rank_instructions: str  # ... its text gives instructions to the model (never picked)
+    rank_follow_up: str  # ... a new version of a paper the reader liked
     separator: str  # Between items of running text.
     title_with_stars: str  # A pick named in running text: {title}, {stars}.
     summary: str
@@ -152,6 +154,8 @@ _ZH = Labels(
     rank_close="与该方向语义相近",
     rank_like_picked="与你以往选中的论文相似",
     rank_avoided="含回避主题，已降权",
+    rank_instructions="文中含有写给模型的指令，已标记，不会入选",
+    rank_follow_up="你喜欢过的论文出了新版本",
     separator="；",
     title_with_stars="{title}（{stars}）",
     summary="今日总结",
@@ -272,6 +276,8 @@ _EN = Labels(
     rank_close=" semantically close",
     rank_like_picked=" similar to papers you picked before",
     rank_avoided=" touches an avoided topic, down-weighted",
+    rank_instructions=" its text gives instructions to the model: flagged, never picked",
+    rank_follow_up=" a new version of a paper you liked",
     separator="; ",
     title_with_stars="{title} ({stars})",
     summary="Summary",

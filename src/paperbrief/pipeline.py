@@ -24,7 +24,6 @@ from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for
 from paperbrief.models import Digest, Listing, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import Profile
-from paperbrief.rank.feedback import learner_settings
 from paperbrief.rank.judge import judge_ranking
 from paperbrief.records import StoredDigest
 from paperbrief.render import render_html, render_markdown
@@ -75,6 +74,7 @@ class RunResult:
     papers_considered: int = 0
     notes: tuple[str, ...] = ()
     deliveries: tuple[DeliveryResult, ...] = ()
+    picks_wanted: int = 0  # the profile's picks_per_day; more than len(picks) on a thin day
 
     @property
     def failed_channels(self) -> list[str]:
@@ -142,12 +142,19 @@ def rank_day(
     listing_day: date,
     services: Services,
     force: bool,
+    history: rank.History | None = None,
 ) -> RankedDay:
-    """The day's full ranking, reused from the store while what ranks it is unchanged.
+    """The day's full ranking, reused from the store while what ranks it is unchanged,
+    with the reader's history applied as it stands now (``rank.apply_history``: hidden and
+    already-picked papers flagged, follow-ups marked), so feedback counts at once.
 
-    With an LLM the judge re-orders the head of the cheap ranking; a failed judge batch
-    keeps its cheap order and says so in ``notes``.
+    The learned taste uses all stored feedback (recency anchored on the ranked day). With
+    an LLM the judge re-orders the head of the cheap ranking and every verdict is stored
+    (``store.verdicts``); a failed judge request keeps its cheap order and says so in
+    ``notes``.
     """
+    if history is None:
+        history = rank.load_history(store.picks, store.feedback, listing_day)
     fingerprint = profile.ranking_fingerprint()
     if services.llm is not None:
         # A judged ranking is not interchangeable with a cheap one (e.g. from `rank`).
@@ -155,23 +162,19 @@ def rank_day(
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
-            return RankedDay(stored)
-    # All stored feedback counts; recency weighting is anchored on the ranked day.
+            return RankedDay(rank.apply_history(stored, history, profile.language))
     feedback = rank.load_feedback(
-        store.feedback,
-        store.listings,
-        services.embedder,
-        today=listing_day,
-        **learner_settings(profile),
+        store.feedback, store.listings, services.embedder, profile.rank, today=listing_day
     )
     ranking = rank.rank_papers(papers, profile, services.embedder, feedback=feedback)
     notes: tuple[str, ...] = ()
     if services.llm is not None:
         judged = judge_ranking(ranking, profile, services.llm, max_workers=profile.llm.concurrency)
+        store.verdicts.save(listing_day, services.llm.model_for("judge"), judged.verdicts)
         ranking = judged.ranking
         notes = tuple(f"judge: {error}" for error in judged.errors)
     store.rankings.save(listing_day, fingerprint, ranking)
-    return RankedDay(ranking, notes)
+    return RankedDay(rank.apply_history(ranking, history, profile.language), notes)
 
 
 def read_fulltext(store: Store, paper: Paper, services: Services) -> Document | None:
@@ -350,11 +353,15 @@ def _run(
             else (),
         )
 
-    papers = rank.candidates(listing, profile)
+    history = rank.load_history(store.picks, store.feedback, listing.day)
+    # A new version of a liked paper is a candidate even when replacements are not.
+    papers = rank.candidates(listing, profile, keep=history.liked)
     if not papers:
         raise _nothing_in_categories(listing, profile)
     reporter.stage(f"ranking {len(papers)} papers")
-    ranked = rank_day(store, profile, papers, listing.day, services, options.force)
+    ranked = rank_day(store, profile, papers, listing.day, services, options.force, history)
+    # Never a paper picked on an earlier day, hidden, or instructing the model; a thin day
+    # publishes fewer picks (picks.missing says how many fewer) instead of weak ones.
     picks = rank.select_picks(ranked.ranking, profile)
     if not picks:
         raise NothingPassed(
@@ -385,6 +392,7 @@ def _run(
         papers_considered=len(papers),
         notes=(*listing.notes, *ranked.notes),
         deliveries=deliver_published(store, profile, stored, options, reporter),
+        picks_wanted=picks.wanted,
     )
 
 

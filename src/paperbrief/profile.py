@@ -100,13 +100,31 @@ class RankSettings(Strict):
         60, ge=0, description="Papers of the cheap ranking the LLM judge screens (0 = all)."
     )
     judge_batch_size: int = Field(
-        15, ge=1, le=60, description="Papers per judge request (title + abstract each)."
+        1,
+        ge=1,
+        le=60,
+        description="Papers per judge request. 1 = each paper alone, so text in one paper"
+        " cannot move another; larger batches cost fewer tokens, and a verdict that moves a"
+        " paper 2+ stars from its cheap rating is then confirmed by a judgement of that paper"
+        " alone.",
     )
-    learn_submission_order: bool = Field(
-        True,
-        description="Let the feedback learner use where a paper sits in its day's id order"
-        " (helps when your past picks came from a reader that showed only the newest"
-        " submissions; learned from feedback, so it has no effect without it).",
+    feedback_weight: float = Field(
+        1.0,
+        ge=0,
+        le=5,
+        description="How much the taste learned from your feedback counts next to the"
+        " profile, once there is enough of it (0 = rank by the profile only).",
+    )
+    feedback_ramp_positives: int = Field(
+        20,
+        ge=1,
+        description="Liked or picked papers it takes before the learned taste counts fully"
+        " (it grows linearly until then).",
+    )
+    feedback_half_life_days: float = Field(
+        60.0,
+        ge=0,
+        description="Feedback this many days old counts half (interests drift); 0 = no decay.",
     )
 
 

@@ -156,3 +156,14 @@ class CachedAnswer:
     response: str
     prompt_tokens: int
     completion_tokens: int
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The LLM judge's verdict on one paper, as judged, stored, exported and replayed."""
+
+    stars: int  # 1..5
+    line: str | None  # the research line it serves; "" = none; None = no valid line named
+    reason: str
+    must_read: bool = False
+    instructions: bool = False  # the judge saw instructions to the model in its text

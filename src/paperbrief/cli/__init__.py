@@ -11,6 +11,7 @@ from paperbrief import __version__
 from paperbrief.cli import (
     daily,
     feedback,
+    judging,
     profile_cmd,
     publishing,
     ranking,
@@ -29,7 +30,7 @@ def cli() -> None:
     """
 
 
-for _module in (daily, profile_cmd, ranking, feedback, reading, verifying, publishing):
+for _module in (daily, profile_cmd, ranking, judging, feedback, reading, verifying, publishing):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

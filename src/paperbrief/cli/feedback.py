@@ -10,7 +10,7 @@ import click
 from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
 from paperbrief.errors import PaperbriefError
 from paperbrief.models import Signal, split_arxiv_id
-from paperbrief.rank.evaluate import load_posts
+from paperbrief.rank.imported import load_posts, record_posts
 
 
 class FeedbackError(PaperbriefError):
@@ -87,30 +87,19 @@ def feedback_record(paper_id: str, signal: str | None, note: str | None) -> None
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @handle_errors
 def feedback_import(path: Path) -> None:
-    """Import a picks file (format of picks-dev.json) as accepted picks, dated by listing day.
+    """Import a picks file (format of picks-dev.json): the picks as accepted, and each
+    post's `shown` ids (what the reader saw) that were not picked as passed over, all
+    dated by listing day. Papers never shown teach nothing.
 
     Re-importing the same file adds nothing twice.
     """
     posts = load_posts(path)
-    added = skipped = 0
     with get_store() as store:
-        existing = {
-            (e.paper_id, e.created_at[:10])
-            for e in store.feedback.events()
-            if e.signal == Signal.PICKED
-        }
-        for post in posts:
-            when = post.listing_day.isoformat() + "T12:00:00+00:00"
-            for paper_id, _stars in post.picks:
-                if (paper_id, when[:10]) in existing:
-                    skipped += 1
-                    continue
-                store.feedback.add(
-                    paper_id, Signal.PICKED, source=f"import:{path.name}", created_at=when
-                )
-                existing.add((paper_id, when[:10]))
-                added += 1
-    console.print(f"imported {added} picks from {len(posts)} posts ({skipped} already there)")
+        added = record_posts(store.feedback, posts, source=f"import:{path.name}")
+    console.print(
+        f"imported {added.picked} picks and {added.shown} shown-but-not-picked from"
+        f" {len(posts)} posts ({added.skipped} already there)"
+    )
 
 
 COMMANDS: list[click.Command] = [feedback]

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from paperbrief.models import Listing, ListingKind, Paper
 from paperbrief.profile import Profile
 
 
-def candidates(listing: Listing, profile: Profile) -> list[Paper]:
-    """Papers listed in the profile's categories, in listing order (replacements only when
-    the profile asks for them). A source without per-category information is judged by
-    the paper's own categories."""
+def candidates(listing: Listing, profile: Profile, keep: Collection[str] = ()) -> list[Paper]:
+    """Papers listed in the profile's categories, in listing order.
+
+    Replacements (new versions of older papers) are kept when the profile asks for them,
+    and always for the papers in ``keep`` (those the reader liked: a new version is a
+    follow-up worth showing). A source without per-category information is judged by the
+    paper's own categories.
+    """
     wanted = set(profile.all_categories)
     kept = []
     for paper in listing.papers:
@@ -20,7 +26,8 @@ def candidates(listing: Listing, profile: Profile) -> list[Paper]:
             kinds = {category: "new" for category in paper.categories if category in wanted}
         if not kinds:
             continue
-        if not profile.include_replacements and all(k == "replace" for k in kinds.values()):
+        replacement = all(k == "replace" for k in kinds.values())
+        if replacement and not profile.include_replacements and paper.id not in keep:
             continue
         kept.append(paper)
     return kept

@@ -9,8 +9,9 @@ import numpy as np
 from paperbrief.labels import labels_for
 from paperbrief.models import Paper, ScoredPaper
 from paperbrief.profile import Profile
+from paperbrief.rank import flags
 from paperbrief.rank.embed import Embedder
-from paperbrief.rank.feedback import FeedbackModel
+from paperbrief.rank.injection import flagged_papers
 from paperbrief.rank.scorers import (
     RankContext,
     Scorer,
@@ -18,16 +19,17 @@ from paperbrief.rank.scorers import (
     default_scorers,
     zscore,
 )
+from paperbrief.rank.taste import TasteModel
+from paperbrief.rank.text import paper_text, text_hash
 
 # Thresholds on the fused score's standing in its day (z units) for 2..5 stars. On the
-# development days the top five papers of a day stand at z 2.5-4.8 (median ~3; 90th
-# percentile 4.1 profile-only, 3.4 with feedback) and the real picks at a median of 1.3
-# (profile only) to 2.4 (with feedback): most picks get 2-3 stars, 4 stars goes to roughly
-# one day-head paper in ten and 5 stars is rare (benchmarks/ranking_bench.py).
+# development days the top five papers of a day stand at z 2.5-4.8 and the real picks at a
+# median of about 1.5-2.5: most picks get 2-3 stars, 4 stars goes to roughly one day-head
+# paper in ten and 5 stars is rare (benchmarks/ranking_bench.py prints the distribution).
 STAR_THRESHOLDS = (1.5, 2.6, 3.9, 5.0)
 
 
-# A paper is "like what you picked before" when the learned scorer puts it this many
+# A paper is "like what you picked before" when the learned taste puts it this many
 # standard deviations above the day's mean.
 FEEDBACK_NOTE_Z = 2.0
 
@@ -73,38 +75,68 @@ def fuse(
     return score, best, components
 
 
+def closest_lines(results: Sequence[ScorerResult], fallback: np.ndarray) -> np.ndarray:
+    """The research line each paper is semantically closest to, relative to the day: the
+    argmax of the embedding similarity z-scored per line (no key-phrase counts, no line
+    weights), so a paper is labelled by what it is about, not by the word that lifted it.
+    Without an embedding scorer, the line that scored (``fallback``)."""
+    embedding = next((r for r in results if r.name == "embedding" and r.per_line is not None), None)
+    if embedding is None or embedding.per_line is None:
+        return fallback
+    return np.asarray(zscore(embedding.per_line).argmax(axis=1))
+
+
+def content_order(papers: Sequence[Paper], score: np.ndarray) -> np.ndarray:
+    """Indices best first; ties broken by the paper's text, never by its id or position."""
+    tiebreak = np.array([text_hash(paper_text(p)) for p in papers])
+    return np.lexsort((tiebreak, -np.round(score, 10)))
+
+
 def rank_papers(
     papers: Sequence[Paper],
     profile: Profile,
     embedder: Embedder,
     *,
-    feedback: FeedbackModel | None = None,
+    feedback: TasteModel | None = None,
     scorers: Sequence[Scorer] | None = None,
 ) -> list[ScoredPaper]:
     """Rank one day's papers for a profile, best first (``rank`` is 1-based).
 
-    Every paper gets a fused score (z units within the day), 1-5 stars, the research line
-    that made it score, the matched key phrases and a one-line reason in the profile's
-    language. ``feedback`` (a model learned from the reader's signals) is fused in when
-    given; ``scorers`` replaces the profile's default scorers (for experiments).
+    The score is the profile's fused score standardised over the day, plus the taste
+    learned from feedback (``feedback``, when it has enough to go on) in the same units.
+    Every paper gets 1-5 stars, the research line it is closest to, the matched key phrases
+    of that line and a one-line reason in the profile's language. Nothing but the papers'
+    content and the reader's feedback ranks: permuting the ids or the order of ``papers``
+    gives the same ranking. A paper whose text gives instructions to the model is flagged
+    (``flags.INSTRUCTIONS``) and gets one star. ``scorers`` replaces the profile's default
+    scorers (for experiments).
     """
     if not papers:
         return []
+    n = len(papers)
     context = RankContext(papers=papers, profile=profile, embedder=embedder)
     active = list(scorers) if scorers is not None else default_scorers(profile)
     results = [scorer.score(context) for scorer in active]
-    if feedback is not None and feedback.ready:
-        results.append(feedback.score(context))
     line_weights = np.array([line.weight for line in profile.research_lines])
-    score, best, components = fuse(results, line_weights, len(papers))
-    # Stars come from the fused score re-standardised over the day, so they mean the same
-    # whether or not a learned scorer (which widens the scale) is fused in.
-    standing = zscore(score) if len(papers) > 1 else np.zeros(len(papers))
+    fused, best, components = fuse(results, line_weights, n)
+    score = zscore(fused) if n > 1 else np.zeros(n)
+    components["profile"] = score
+    learned = None
+    if feedback is not None and feedback.ready:
+        taste = feedback.score(context)
+        assert taste.additive is not None
+        learned = taste.additive
+        components["feedback"] = taste.weight * learned
+        score = score + components["feedback"]
+    # Stars come from the score re-standardised over the day, so they mean the same
+    # whether or not the learned taste (which widens the scale) is in.
+    standing = zscore(score) if n > 1 else np.zeros(n)
+    labelled = closest_lines(results, best)
     term_results = [r for r in results if r.terms is not None]
-    learned = next((r.additive for r in results if r.name == "feedback"), None)
+    instructions = flagged_papers(papers)
     ranked: list[ScoredPaper] = []
-    for index in np.argsort(-score, kind="stable"):
-        line_index = int(best[index])
+    for index in content_order(papers, score):
+        line_index = int(labelled[index])
         terms: list[str] = []
         for result in term_results:
             assert result.terms is not None
@@ -115,17 +147,17 @@ def rank_papers(
         if "avoid" in components and components["avoid"][index] < 0:
             notes.append("avoid")
         line_name = profile.research_lines[line_index].name
-        value = float(score[index])
-        ranked.append(
-            ScoredPaper(
-                paper=papers[index],
-                score=round(value, 4),
-                stars=stars_for(float(standing[index])),
-                line=line_name,
-                matched_terms=tuple(terms),
-                components={k: round(float(v[index]), 4) for k, v in components.items()},
-                reason=_reason(profile.language, line_name, terms, notes),
-                rank=len(ranked) + 1,
-            )
+        scored = ScoredPaper(
+            paper=papers[index],
+            score=round(float(score[index]), 4),
+            stars=stars_for(float(standing[index])),
+            line=line_name,
+            matched_terms=tuple(terms),
+            components={k: round(float(v[index]), 4) for k, v in components.items()},
+            reason=_reason(profile.language, line_name, terms, notes),
+            rank=len(ranked) + 1,
         )
+        if papers[index].id in instructions:
+            scored = flags.flag_instructions(scored, profile.language)
+        ranked.append(scored)
     return ranked

@@ -1,79 +1,52 @@
-"""Offline evaluation of the ranking against the reader's real picks.
+"""Offline evaluation of the ranking against the reader's real picks, walk-forward.
 
 ``evaluate_ranking`` ranks the listing of every post in a picks file (in date order) and
-reports recall@k, nDCG@10 (stars as graded gains, unrated = 2) and MRR with 95% bootstrap
-intervals over days, for the system and for baselines in the same run. With a replay store, the
-history before each post's listing day is replayed as feedback through the store (picked =
-accepted, the rest of that listing = shown and not picked) and the learned scorer is fused in.
+reports recall@k, nDCG@10 and MRR (``rank.metrics``) in two views:
+
+* **within shown** (the primary figure, when the picks file has ``shown``): the papers the
+  reader saw that day, ordered by the day's ranking. Only these could have been picked;
+* **whole listing** (secondary): every paper of the day.
+
+Each listing day is put in a seeded random order and its papers get opaque ids before
+anything ranks them, so only the papers' content and the reader's feedback can rank (the
+true ids are kept only to find the picks). With a replay store (``--learn``), before a
+listing day is ranked every post of a strictly earlier listing day is recorded into it as
+feedback (``imported.record_posts``: picked, and shown-but-not-picked), the same path
+``paperbrief feedback import`` takes, and the learner is trained from it. Posts of one
+listing day share one ranking. Baselines run in the same pass.
 """
 
 from __future__ import annotations
 
-import json
 import random
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from paperbrief.errors import PaperbriefError
-from paperbrief.models import Listing, Paper, Signal
+from paperbrief.models import Listing, Paper
 from paperbrief.profile import Profile
 from paperbrief.rank.bm25 import BM25Index
-from paperbrief.rank.core import rank_papers
+from paperbrief.rank.core import content_order, rank_papers
 from paperbrief.rank.embed import Embedder
-from paperbrief.rank.feedback import (
-    FeedbackLog,
-    FeedbackModel,
-    PaperArchive,
-    learner_settings,
-    load_feedback,
-)
+from paperbrief.rank.feedback import FeedbackRecorder, PaperArchive, load_feedback
+from paperbrief.rank.imported import RecordedPost, load_posts, record_posts
 from paperbrief.rank.judge import Verdict, apply_verdicts
+from paperbrief.rank.metrics import PostResult, summarize
 from paperbrief.rank.scorers import line_query_text
 from paperbrief.rank.text import paper_text, tokenize
 from paperbrief.sources import load_snapshot
 
-CUTOFFS = (5, 10, 20, 50, 100)
-UNRATED_STARS = 2
-BOOTSTRAP_SAMPLES = 1000
+SHUFFLE_SEED = 12
 
 
 class EvaluationError(PaperbriefError):
     """The listings or picks given to the evaluation are missing or malformed."""
-
-
-@dataclass(frozen=True)
-class RecordedPost:
-    digest_date: date
-    listing_day: date
-    picks: tuple[tuple[str, int], ...]  # (arXiv id, stars; unrated counted as 2)
-
-
-def load_posts(path: Path) -> list[RecordedPost]:
-    """Posts of a picks file (format of ``picks-dev.json``), sorted by digest date."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        posts = [
-            RecordedPost(
-                date.fromisoformat(item["digest_date"]),
-                date.fromisoformat(item["listing_day"]),
-                tuple(
-                    (str(p["id"]), int(p["stars"]) if p.get("stars") else UNRATED_STARS)
-                    for p in item["picks"]
-                ),
-            )
-            for item in data["posts"]
-        ]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise EvaluationError(
-            f"cannot read picks file {path}: {error}",
-            'expected {"posts": [{"digest_date", "listing_day", "picks": [{"id", "stars"}]}]}',
-        ) from error
-    return sorted(posts, key=lambda p: (p.digest_date, p.listing_day))
 
 
 def load_listing_file(path: Path) -> list[Paper]:
@@ -87,72 +60,46 @@ def find_listing(directory: Path, day: date) -> Path:
             return directory / name
     raise EvaluationError(
         f"no listing for {day} in {directory}",
-        f"add {day.isoformat()}.jsonl.gz there, or pass --since to skip earlier posts",
+        f"add {day.isoformat()}.jsonl.gz there, or pass --since/--until to skip that post",
     )
 
 
-# ------------------------------------------------------------------------- metrics
-@dataclass
-class PostResult:
-    post: RecordedPost
-    ranks: list[int | None]  # 1-based rank of each pick in the ranking (None = not listed)
-    learned_from: int = 0  # feedback examples the learned scorer saw
-    latest_feedback: str = ""  # latest feedback day it saw (must be < listing day)
-    pick_stars: list[int | None] = field(default_factory=list)  # stars given to each pick
+@dataclass(frozen=True)
+class ShuffledDay:
+    """A listing day in a seeded random order with opaque ids (``20260522.00017``)."""
+
+    day: date
+    papers: tuple[Paper, ...]
+    opaque: Mapping[str, str]  # true arXiv id -> opaque id
+
+    def post(self, post: RecordedPost) -> RecordedPost:
+        """``post`` with its ids in this day's opaque ids (unknown ids kept as they are)."""
+        rename = self.opaque.get
+        return replace(
+            post,
+            picks=tuple((rename(pid, pid), stars) for pid, stars in post.picks),
+            shown=None if post.shown is None else tuple(rename(p, p) for p in post.shown),
+        )
 
 
-def _metrics(results: Sequence[PostResult]) -> dict[str, float]:
-    picks = sum(len(r.ranks) for r in results)
-    out: dict[str, float] = {}
-    for k in CUTOFFS:
-        hits = sum(1 for r in results for rank in r.ranks if rank is not None and rank <= k)
-        out[f"recall@{k}"] = hits / picks if picks else 0.0
-    ndcgs, mrrs = [], []
-    for r in results:
-        gains = {
-            rank: stars for rank, (_, stars) in zip(r.ranks, r.post.picks, strict=True) if rank
-        }
-        dcg = sum(g / np.log2(rank + 1) for rank, g in gains.items() if rank <= 10)
-        ideal = sorted((s for _, s in r.post.picks), reverse=True)[:10]
-        idcg = sum(g / np.log2(i + 2) for i, g in enumerate(ideal))
-        ndcgs.append(dcg / idcg if idcg else 0.0)
-        found = [rank for rank in r.ranks if rank]
-        mrrs.append(1.0 / min(found) if found else 0.0)
-    out["ndcg@10"] = float(np.mean(ndcgs)) if ndcgs else 0.0
-    out["mrr"] = float(np.mean(mrrs)) if mrrs else 0.0
-    return out
+def shuffle_day(papers: Sequence[Paper], day: date, seed: int = SHUFFLE_SEED) -> ShuffledDay:
+    order = list(papers)
+    random.Random(f"{seed}:{day.isoformat()}").shuffle(order)
+    stem = day.strftime("%Y%m%d")
+    renamed = [replace(p, id=f"{stem}.{k:05d}", version=None) for k, p in enumerate(order)]
+    return ShuffledDay(
+        day, tuple(renamed), {p.id: r.id for p, r in zip(order, renamed, strict=True)}
+    )
 
 
-def summarize(results: Sequence[PostResult], seed: int = 7) -> dict[str, object]:
-    """Point metrics plus 95% bootstrap intervals (resampling days, i.e. posts)."""
-    point = _metrics(results)
-    generator = random.Random(seed)
-    samples: dict[str, list[float]] = {key: [] for key in point}
-    for _ in range(BOOTSTRAP_SAMPLES if len(results) > 1 else 0):
-        drawn = [results[generator.randrange(len(results))] for _ in results]
-        for key, value in _metrics(drawn).items():
-            samples[key].append(value)
-    ci = {
-        key: [round(float(np.percentile(v, 2.5)), 4), round(float(np.percentile(v, 97.5)), 4)]
-        for key, v in samples.items()
-        if v
-    }
-    return {
-        "recall": {str(k): round(point[f"recall@{k}"], 4) for k in CUTOFFS},
-        "ndcg@10": round(point["ndcg@10"], 4),
-        "mrr": round(point["mrr"], 4),
-        "ci95": ci,
-    }
-
-
-# ------------------------------------------------------------------------ rankers
-Ranker = Callable[[Sequence[Paper], RecordedPost], list[str]]
+# ------------------------------------------------------------------------ baselines
+Ranker = Callable[[Sequence[Paper], date], list[str]]
 
 
 def random_ranker(seed: int = 13) -> Ranker:
-    def rank(papers: Sequence[Paper], post: RecordedPost) -> list[str]:
-        ids = [p.id for p in papers]
-        random.Random(f"{seed}:{post.listing_day}").shuffle(ids)
+    def rank(papers: Sequence[Paper], day: date) -> list[str]:
+        ids = sorted(p.id for p in papers)
+        random.Random(f"{seed}:{day}").shuffle(ids)
         return ids
 
     return rank
@@ -165,13 +112,12 @@ def profile_text(profile: Profile) -> str:
 def bm25_ranker(profile: Profile) -> Ranker:
     """Baseline: BM25 of each paper against the whole profile text as one query."""
 
-    def rank(papers: Sequence[Paper], post: RecordedPost) -> list[str]:
+    def rank(papers: Sequence[Paper], day: date) -> list[str]:
         index = BM25Index([tokenize(paper_text(p)) for p in papers])
         query: dict[str, float] = {}
         for token in tokenize(profile_text(profile)):
             query[token] = query.get(token, 0.0) + 1.0
-        scores = index.score(query)
-        return [papers[i].id for i in np.argsort(-scores, kind="stable")]
+        return [papers[i].id for i in content_order(papers, index.score(query))]
 
     return rank
 
@@ -179,36 +125,88 @@ def bm25_ranker(profile: Profile) -> Ranker:
 def embedding_ranker(profile: Profile, embedder: Embedder) -> Ranker:
     """Baseline: cosine similarity of each paper to the embedding of the whole profile."""
 
-    def rank(papers: Sequence[Paper], post: RecordedPost) -> list[str]:
+    def rank(papers: Sequence[Paper], day: date) -> list[str]:
         query = embedder.embed([profile_text(profile)])[0]
         scores = embedder.embed([paper_text(p) for p in papers]) @ query
-        return [papers[i].id for i in np.argsort(-scores, kind="stable")]
+        return [papers[i].id for i in content_order(papers, np.asarray(scores))]
 
     return rank
 
 
-def _ranks(order: Sequence[str], post: RecordedPost) -> list[int | None]:
+def profile_ranker(profile: Profile, embedder: Embedder) -> Ranker:
+    """Baseline under --learn: paperbrief's ranking without the learned taste."""
+
+    def rank(papers: Sequence[Paper], day: date) -> list[str]:
+        return [s.paper.id for s in rank_papers(papers, profile, embedder)]
+
+    return rank
+
+
+# ----------------------------------------------------------------------- the views
+def view_ranks(
+    order: Sequence[str], post: RecordedPost, within: Sequence[str] | None
+) -> list[int | None]:
+    """Each pick's 1-based rank in ``order`` restricted to ``within`` (all when None)."""
+    if within is not None:
+        allowed = set(within)
+        order = [paper_id for paper_id in order if paper_id in allowed]
     position = {paper_id: i + 1 for i, paper_id in enumerate(order)}
     return [position.get(paper_id) for paper_id, _ in post.picks]
 
 
-# ----------------------------------------------------------------------- replay
-FEEDBACK_TIME = "T12:00:00+00:00"  # replayed feedback is dated at noon of its listing day
+@dataclass
+class ViewReport:
+    system: dict[str, object]
+    baselines: dict[str, dict[str, object]]
+    per_post: list[PostResult]
 
 
+@dataclass
+class EvaluationReport:
+    posts: int
+    picks: int
+    whole_listing: ViewReport
+    within_shown: ViewReport | None = None  # when the picks file says what was shown
+    seconds_per_day: float = 0.0  # ranking (and learning) time per listing day
+    days: int = 0
+
+    @property
+    def primary(self) -> ViewReport:
+        return self.within_shown or self.whole_listing
+
+    @property
+    def system(self) -> dict[str, object]:
+        return self.primary.system
+
+    @property
+    def baselines(self) -> dict[str, dict[str, object]]:
+        return self.primary.baselines
+
+    @property
+    def per_post(self) -> list[PostResult]:
+        return self.primary.per_post
+
+    def to_json(self) -> dict[str, object]:
+        """The primary view's figures; ``whole_listing`` too when ``shown`` was given."""
+        out: dict[str, object] = {
+            "posts": self.posts,
+            "picks": self.picks,
+            **self.primary.system,
+            "baselines": self.primary.baselines,
+        }
+        if self.within_shown is not None:
+            out["whole_listing"] = {
+                "posts": self.posts,
+                "picks": self.picks,
+                **self.whole_listing.system,
+                "baselines": self.whole_listing.baselines,
+            }
+        return out
+
+
+# ------------------------------------------------------------------------ the replay
 class ReplayListings(PaperArchive, Protocol):
     def save(self, listing: Listing) -> None: ...
-
-
-class ReplayFeedback(FeedbackLog, Protocol):
-    def add(
-        self,
-        paper_id: str,
-        signal: Signal,
-        note: str | None = None,
-        source: str = "cli",
-        created_at: str | None = None,
-    ) -> None: ...
 
 
 class ReplayStore(Protocol):
@@ -219,41 +217,7 @@ class ReplayStore(Protocol):
     def listings(self) -> ReplayListings: ...
 
     @property
-    def feedback(self) -> ReplayFeedback: ...
-
-
-def replay_history(
-    store: ReplayStore,
-    posts: Sequence[RecordedPost],
-    listings: Mapping[date, Sequence[Paper]],
-) -> None:
-    """Feed posts to the store as the reader's feedback (the same calls the CLI makes):
-    the picked papers as ``picked``, the rest of that listing as ``shown``."""
-    for post in posts:
-        papers = listings[post.listing_day]
-        store.listings.save(Listing(post.listing_day, tuple(papers), source="eval-replay"))
-        when = post.listing_day.isoformat() + FEEDBACK_TIME
-        picked = {paper_id for paper_id, _ in post.picks}
-        for paper in papers:
-            signal = Signal.PICKED if paper.id in picked else Signal.SHOWN
-            store.feedback.add(paper.id, signal, source="eval-replay", created_at=when)
-
-
-@dataclass
-class EvaluationReport:
-    posts: int
-    picks: int
-    system: dict[str, object]
-    baselines: dict[str, dict[str, object]]
-    per_post: list[PostResult] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "posts": self.posts,
-            "picks": self.picks,
-            **self.system,
-            "baselines": self.baselines,
-        }
+    def feedback(self) -> FeedbackRecorder: ...
 
 
 def evaluate_ranking(
@@ -264,69 +228,117 @@ def evaluate_ranking(
     *,
     replay: ReplayStore | None = None,
     since: date | None = None,
-    feedback_settings: Mapping[str, Any] | None = None,
+    until: date | None = None,
     judge_replay: Mapping[str, Mapping[str, Verdict]] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> EvaluationReport:
     """Rank every post's listing and compare with the real picks (see module docstring).
 
-    With a ``replay`` store (``--learn``), before ranking a post, every post whose listing day
-    is strictly earlier (including posts before ``since``) has been replayed into it, and the
-    learned scorer is trained from it with ``before`` = the ranked listing day.
-    ``judge_replay`` (recorded LLM judge verdicts by listing day, see ``rank.judge``) is
-    applied to each day's ranking exactly as a live judge's verdicts would be.
+    ``since`` / ``until`` bound the evaluated posts by digest date (history before
+    ``since`` is still replayed). ``judge_replay`` (recorded LLM judge verdicts by listing
+    day, see ``rank.judge``) is applied to each day's ranking as a live judge's would be.
     """
     all_posts = load_posts(picks_path)
-    posts = [p for p in all_posts if since is None or p.digest_date >= since]
+    posts = [
+        p
+        for p in all_posts
+        if (since is None or p.digest_date >= since) and (until is None or p.digest_date <= until)
+    ]
     if not posts:
-        raise EvaluationError(f"no posts in {picks_path} on or after {since}", "check --since")
-    needed = {p.listing_day for p in (all_posts if replay is not None else posts)}
-    listings = {day: load_listing_file(find_listing(listings_dir, day)) for day in sorted(needed)}
+        raise EvaluationError(
+            f"no posts in {picks_path} between {since or 'the start'} and {until or 'the end'}",
+            "check --since and --until",
+        )
+    evaluated_days = sorted({p.listing_day for p in posts})
+    needed = set(evaluated_days)
+    if replay is not None:
+        needed |= {p.listing_day for p in all_posts if p.listing_day < evaluated_days[-1]}
+    days = {
+        day: shuffle_day(load_listing_file(find_listing(listings_dir, day)), day)
+        for day in sorted(needed)
+    }
     rankers: dict[str, Ranker] = {
         "random": random_ranker(),
         "bm25": bm25_ranker(profile),
         "embedding": embedding_ranker(profile, embedder),
     }
-    system_results: list[PostResult] = []
-    baseline_results: dict[str, list[PostResult]] = {name: [] for name in rankers}
-    fed: set[int] = set()
-    for post in posts:
+    if replay is not None:
+        rankers["profile only"] = profile_ranker(profile, embedder)
+    with_shown = any(p.shown is not None for p in posts)
+    views: dict[str, dict[str, list[PostResult]]] = {
+        view: {name: [] for name in ["paperbrief", *rankers]} for view in ("shown", "whole")
+    }
+    recorded: set[date] = set()
+    elapsed: list[float] = []
+    for day in evaluated_days:
         if progress:
-            progress(f"{post.digest_date} (listing {post.listing_day})")
-        papers = listings[post.listing_day]
-        model: FeedbackModel | None = None
+            progress(f"listing {day}")
+        shuffled = days[day]
+        started = time.perf_counter()
+        model = None
         if replay is not None:
-            earlier = [
-                (i, p)
-                for i, p in enumerate(all_posts)
-                if p.listing_day < post.listing_day and i not in fed
-            ]
-            replay_history(replay, [p for _, p in earlier], listings)
-            fed.update(i for i, _ in earlier)
+            earlier = [d for d in sorted(days) if d < day and d not in recorded]
+            for past in earlier:
+                replay.listings.save(Listing(past, days[past].papers, source="eval-replay"))
+                past_posts = [days[past].post(p) for p in all_posts if p.listing_day == past]
+                record_posts(replay.feedback, past_posts, source="eval-replay")
+                recorded.add(past)
             model = load_feedback(
                 replay.feedback,
                 replay.listings,
                 embedder,
-                before=post.listing_day.isoformat() + "T00:00:00+00:00",
-                **{**learner_settings(profile), **(feedback_settings or {})},
+                profile.rank,
+                before=day.isoformat() + "T00:00:00+00:00",
             )
-        ranking = rank_papers(papers, profile, embedder, feedback=model)
+        ranking = rank_papers(shuffled.papers, profile, embedder, feedback=model)
         if judge_replay is not None:
-            verdicts = judge_replay.get(post.listing_day.isoformat(), {})
+            recorded_verdicts = judge_replay.get(day.isoformat(), {})
+            verdicts = {shuffled.opaque.get(k, k): v for k, v in recorded_verdicts.items()}
             ranking = apply_verdicts(ranking, verdicts, profile)
-        result = PostResult(post, _ranks([s.paper.id for s in ranking], post))
+        elapsed.append(time.perf_counter() - started)
+        orders = {"paperbrief": [s.paper.id for s in ranking]}
+        orders |= {name: ranker(shuffled.papers, day) for name, ranker in rankers.items()}
         stars = {s.paper.id: s.stars for s in ranking}
-        result.pick_stars = [stars.get(paper_id) for paper_id, _ in post.picks]
-        if model is not None:
-            result.learned_from = model.positives + model.negatives
-            result.latest_feedback = model.latest_example
-        system_results.append(result)
-        for name, ranker in rankers.items():
-            baseline_results[name].append(PostResult(post, _ranks(ranker(papers, post), post)))
+        for post in (shuffled.post(p) for p in posts if p.listing_day == day):
+            for name, order in orders.items():
+                for view, within in (("shown", post.shown), ("whole", None)):
+                    result = PostResult(post, view_ranks(order, post, within))
+                    if name == "paperbrief":
+                        result.pick_stars = [stars.get(pid) for pid, _ in post.picks]
+                        if model is not None:
+                            result.learned_from = model.positives + model.negatives
+                            result.latest_feedback = model.latest_example
+                    views[view][name].append(result)
+
+    def report(view: str) -> ViewReport:
+        results = views[view]
+        return ViewReport(
+            system=summarize(results["paperbrief"]),
+            baselines={name: summarize(results[name]) for name in rankers},
+            per_post=results["paperbrief"],
+        )
+
     return EvaluationReport(
         posts=len(posts),
         picks=sum(len(p.picks) for p in posts),
-        system=summarize(system_results),
-        baselines={name: summarize(results) for name, results in baseline_results.items()},
-        per_post=system_results,
+        whole_listing=report("whole"),
+        within_shown=report("shown") if with_shown else None,
+        seconds_per_day=float(np.mean(elapsed)) if elapsed else 0.0,
+        days=len(evaluated_days),
     )
+
+
+__all__ = [
+    "EvaluationError",
+    "EvaluationReport",
+    "PostResult",
+    "RecordedPost",
+    "ShuffledDay",
+    "ViewReport",
+    "evaluate_ranking",
+    "find_listing",
+    "load_listing_file",
+    "load_posts",
+    "shuffle_day",
+    "summarize",
+]

@@ -15,6 +15,7 @@ named by what they keep::
     store.llm          LLM calls, spend, answer cache   (caches.py)
     store.feedback     the reader's signals             (feedback.py)
     store.deliveries   delivery state per channel       (feedback.py)
+    store.verdicts     the LLM judge's verdicts         (judging.py)
 
 Reads return typed values (``models``, ``records``, ``Document``); writes take values;
 serialisation happens inside through one codec (``codec.py``). The schema is a list of
@@ -36,6 +37,7 @@ from paperbrief.store.caches import Documents, Embeddings, LLMRecords
 from paperbrief.store.daily import Briefs, Digests, Outputs, Picks, Rankings, Runs
 from paperbrief.store.database import Database, store_error
 from paperbrief.store.feedback import Deliveries, Feedback
+from paperbrief.store.judging import Verdicts
 from paperbrief.store.listings import Listings
 from paperbrief.store.schema import migrate
 
@@ -58,6 +60,7 @@ class Store:
         self.llm = LLMRecords(self._db)
         self.feedback = Feedback(self._db)
         self.deliveries = Deliveries(self._db)
+        self.verdicts = Verdicts(self._db)
 
     def close(self) -> None:
         self._db.close()

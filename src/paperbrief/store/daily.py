@@ -127,6 +127,15 @@ class Picks:
             ).fetchall()
         return [row[0] for row in rows]
 
+    def ids_before(self, listing_day: date) -> set[str]:
+        """Papers picked by digests of listing days before ``listing_day`` (history)."""
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT DISTINCT paper_id FROM picks WHERE listing_day < ?",
+                (listing_day.isoformat(),),
+            ).fetchall()
+        return {row[0] for row in rows}
+
     def dates_of(self, paper_id: str) -> list[date]:
         """Digest dates that picked ``paper_id``, newest first."""
         with self._db.read() as db:

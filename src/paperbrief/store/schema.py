@@ -193,7 +193,33 @@ def m002_picks_by_paper(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX picks_paper ON picks(paper_id)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_initial_schema, m002_picks_by_paper)
+def m003_judge_verdicts(db: sqlite3.Connection) -> None:
+    """Every LLM judge verdict, per listing day and judge model (replayed by the eval)."""
+    run_script(
+        db,
+        """
+        CREATE TABLE judge_verdicts (
+            day TEXT NOT NULL,              -- listing day
+            model TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            stars INTEGER NOT NULL,
+            line TEXT,                      -- '' = no research line; NULL = none valid named
+            reason TEXT NOT NULL,
+            must_read INTEGER NOT NULL DEFAULT 0,
+            instructions INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (day, model, paper_id)
+        );
+        CREATE INDEX picks_listing_day ON picks(listing_day);
+        """,
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    m001_initial_schema,
+    m002_picks_by_paper,
+    m003_judge_verdicts,
+)
 
 
 def migrate(connection: sqlite3.Connection, path: Path) -> None:

@@ -169,8 +169,9 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
         if "day" in request.path_params and day is None:
             return not_found(request, request.path_params["day"])
         show_all = request.query_params.get("all") == "1"
+        hidden = request.query_params.get("hidden") == "1"  # the papers the reader hid, too
         with site.store() as store:
-            ranked = reading.ranking_day(store, day)
+            ranked = reading.ranking_day(store, day, language=site.language(), show_hidden=hidden)
             states = store.feedback.states()
         if ranked is None and day is not None:
             return not_found(request, day.isoformat())

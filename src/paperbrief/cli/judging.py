@@ -1,0 +1,71 @@
+"""`paperbrief judge export`: the LLM judge's recorded verdicts, for offline evaluation."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
+from paperbrief.errors import PaperbriefError
+from paperbrief.files import write_atomic
+from paperbrief.rank.judge import replay_record
+
+
+class NoVerdicts(PaperbriefError):
+    """Nothing to export: no judge verdict is recorded in the asked range."""
+
+
+@click.group("judge", context_settings=CONTEXT)
+def judge_group() -> None:
+    """The LLM judge's verdicts: every `paperbrief run` with an LLM records them."""
+
+
+@judge_group.command("export", context_settings=CONTEXT)
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="File to write (default: print to standard output).",
+)
+@click.option("--since", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="First listing day to export (YYYY-MM-DD).")  # fmt: skip
+@click.option("--until", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="Last listing day to export (YYYY-MM-DD).")  # fmt: skip
+@click.option("--model", default=None, help="Only this judge model's verdicts.")
+@handle_errors
+def judge_export(
+    out_path: Path | None, since: datetime | None, until: datetime | None, model: str | None
+) -> None:
+    """Write the recorded judge verdicts as {listing day: {arXiv id: verdict}}, the file
+    `paperbrief eval ranking --judge-replay` reads. When several models judged a paper and
+    no --model is given, the newest verdict is kept.
+    """
+    with get_store() as store:
+        by_day = store.verdicts.by_day(
+            since.date() if since else None, until.date() if until else None, model
+        )
+        models = store.verdicts.models()
+    if not by_day:
+        raise NoVerdicts(
+            "no judge verdicts recorded" + (f" for model {model}" if model else ""),
+            "run `paperbrief run` with an LLM endpoint configured"
+            + (f" (recorded models: {', '.join(models)})" if models and model else ""),
+        )
+    text = json.dumps(
+        {day: replay_record(verdicts) for day, verdicts in by_day.items()},
+        ensure_ascii=False,
+        indent=1,
+    )
+    if out_path is None:
+        click.echo(text)
+        return
+    write_atomic(out_path, text + "\n")
+    papers = sum(len(v) for v in by_day.values())
+    console.print(f"wrote {papers} verdicts of {len(by_day)} listing days to {out_path}")
+
+
+COMMANDS: list[click.Command] = [judge_group]
