@@ -29,7 +29,7 @@ from typing import Protocol
 import numpy as np
 
 from paperbrief.errors import PaperbriefError
-from paperbrief.models import Listing, Paper
+from paperbrief.models import Listing, Paper, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.rank.bm25 import BM25Index
 from paperbrief.rank.core import content_order, rank_papers
@@ -231,12 +231,15 @@ def evaluate_ranking(
     until: date | None = None,
     judge_replay: Mapping[str, Mapping[str, Verdict]] | None = None,
     progress: Callable[[str], None] | None = None,
+    observe: Callable[[ShuffledDay, list[ScoredPaper], list[RecordedPost]], None] | None = None,
 ) -> EvaluationReport:
     """Rank every post's listing and compare with the real picks (see module docstring).
 
     ``since`` / ``until`` bound the evaluated posts by digest date (history before
     ``since`` is still replayed). ``judge_replay`` (recorded LLM judge verdicts by listing
     day, see ``rank.judge``) is applied to each day's ranking as a live judge's would be.
+    ``observe(day, ranking, posts)`` sees each day's ranking and its posts (opaque ids), for
+    benchmarks that measure more than the ranks (e.g. pick selection).
     """
     all_posts = load_posts(picks_path)
     posts = [
@@ -299,7 +302,10 @@ def evaluate_ranking(
         orders = {"paperbrief": [s.paper.id for s in ranking]}
         orders |= {name: ranker(shuffled.papers, day) for name, ranker in rankers.items()}
         stars = {s.paper.id: s.stars for s in ranking}
-        for post in (shuffled.post(p) for p in posts if p.listing_day == day):
+        day_posts = [shuffled.post(p) for p in posts if p.listing_day == day]
+        if observe is not None:
+            observe(shuffled, ranking, day_posts)
+        for post in day_posts:
             for name, order in orders.items():
                 for view, within in (("shown", post.shown), ("whole", None)):
                     result = PostResult(post, view_ranks(order, post, within))
