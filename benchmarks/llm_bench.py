@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/llm_bench.py [--delay 3-8] [--price-in 0.15 --price-out 0.6]
 
-A real OpenAI-compatible server on 127.0.0.1 (tests/openai_server.py) answers every call
+A real OpenAI-compatible server on 127.0.0.1 (tests/support/openai_server.py) answers every call
 after a random delay in ``--delay`` seconds with an answer of realistic length; prompt and
 completion tokens are counted with ``paperbrief.text.estimate_tokens`` (chars/4 for Latin
 text, chars/1.5 for Chinese). The day runs with the profile's default ``[llm]`` settings:
@@ -29,14 +29,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from openai_server import OpenAIServer, Reply  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from paperbrief.fulltext import read_local_file  # noqa: E402
 from paperbrief.llm import LLMClient  # noqa: E402
 from paperbrief.models import Paper, ScoredPaper  # noqa: E402
-from paperbrief.profile import LLMSettings, ModelPrice, parse_profile  # noqa: E402
+from paperbrief.profile import LLMSettings, ModelPrice, RankSettings, parse_profile  # noqa: E402
 from paperbrief.rank.judge import judge_ranking  # noqa: E402
 from paperbrief.sources.snapshot import load_snapshot  # noqa: E402
 from paperbrief.store import open_store  # noqa: E402
@@ -45,6 +43,7 @@ from paperbrief.write.llm_writer import (  # noqa: E402
     write_briefs_llm,
     write_day_llm,
 )
+from tests.support.openai_server import OpenAIServer, Reply  # noqa: E402
 
 PAPERS = [
     "arxiv_html_2501.11120v1.html",
@@ -132,7 +131,11 @@ def _listing_papers(count: int) -> list[Paper]:
     path = next(p for p in LISTINGS if p.exists())
     papers = list(load_snapshot(path).papers)
     while len(papers) < count:  # a small fixture listing is cycled to the wanted size
-        papers += [Paper(**{**vars(p), "id": f"{p.id}.{len(papers)}"}) for p in papers]
+        # Each copy's text differs, so the answer cache cannot serve a copy for free.
+        papers += [
+            Paper(**{**vars(p), "id": f"{p.id}.{len(papers)}", "title": f"{p.title} ({n})"})
+            for n, p in enumerate(papers, start=len(papers))
+        ]
     return papers[:count]
 
 
@@ -213,8 +216,11 @@ def main() -> None:
     parser.add_argument("--model", default="gpt-4o-mini")
     parser.add_argument("--price-in", type=float, default=0.15, help="per million input tokens")
     parser.add_argument("--price-out", type=float, default=0.6, help="per million output tokens")
-    parser.add_argument("--judge", type=int, default=60, help="abstracts judged")
-    parser.add_argument("--batch", type=int, default=15, help="abstracts per judge call")
+    rank = RankSettings()  # the profile's defaults: judge_top_k, one paper per request
+    parser.add_argument("--judge", type=int, default=rank.judge_top_k, help="abstracts judged")
+    parser.add_argument(
+        "--batch", type=int, default=rank.judge_batch_size, help="abstracts per judge call"
+    )
     args = parser.parse_args()
     low, _, high = args.delay.partition("-")
     delay = (float(low), float(high or low))

