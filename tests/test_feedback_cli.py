@@ -65,6 +65,7 @@ def test_import_takes_picks_as_accepted_and_the_rest_of_shown_as_passed_over_onc
     assert len(passed) == 6 + 9 + 14 - 14 and len(first) == len(picked) + len(passed)
     assert not {e.paper_id for e in passed} & {e.paper_id for e in picked}
     assert "imported 14 picks and 15 shown-but-not-picked" in result.output
+    assert "29 of these 29 papers are not in the store yet" in result.output
     again = run(tmp_path, monkeypatch, "import", str(RANK_FIXTURES / "picks.json"))
     assert again.exit_code == 0 and "(29 already there)" in again.output
     assert len(events(tmp_path)) == 29

@@ -94,12 +94,22 @@ def feedback_import(path: Path) -> None:
     Re-importing the same file adds nothing twice.
     """
     posts = load_posts(path)
+    ids = {pid for post in posts for pid in (*(p for p, _ in post.picks), *(post.shown or ()))}
     with get_store() as store:
         added = record_posts(store.feedback, posts, source=f"import:{path.name}")
+        unknown = len(ids) - len(store.listings.papers(ids))
     console.print(
         f"imported {added.picked} picks and {added.shown} shown-but-not-picked from"
         f" {len(posts)} posts ({added.skipped} already there)"
     )
+    if unknown:
+        days = sorted({post.listing_day.isoformat() for post in posts})
+        console.print(
+            f"[dim]note:[/] {unknown} of these {len(ids)} papers are not in the store yet;"
+            " they teach the ranking once their listing days are stored (`paperbrief fetch"
+            f" --listing FILE` or `--date D`; listing days {days[0]} … {days[-1]})",
+            highlight=False,
+        )
 
 
 COMMANDS: list[click.Command] = [feedback]

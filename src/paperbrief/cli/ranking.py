@@ -69,7 +69,7 @@ def print_report(report: EvaluationReport, learn: bool) -> None:
     output.print(
         f"[dim]{report.days} listing days, {report.seconds_per_day:.2f} s per day to rank"
         + (" and learn" if learn else "")
-        + " (embeddings cached)[/]",
+        + " (with any embedding the cache did not hold yet)[/]",
         highlight=False,
     )
 
