@@ -51,9 +51,58 @@ def test_number_mentions_carry_value_unit_sign_and_context():
     assert (first.value, first.unit, first.negative, first.decimals) == (3.2, "pp", True, 1)
     assert (second.value, second.grouped, second.standalone) == (12500.0, True, True)
     assert third.glued_after and not third.standalone  # 5-shot names a setting
-    assert (fourth.value, fourth.unit) == (7.0, "B")
+    assert (fourth.value, fourth.unit, fourth.scale, fourth.quantity) == (7.0, "", 1e9, 7e9)
     (name,) = find_numbers("GPT-4")
     assert name.in_name and not name.standalone
+
+
+def kinds(text: str) -> list[tuple[str, str]]:
+    return [(m.text, m.kind) for m in find_numbers(text)]
+
+
+def test_numbers_that_are_not_quantities_say_what_they_are():
+    assert kinds("see Table 2, Sections 3.1–3.3, 表 4, 第 3 步, p. 12") == [
+        ("2", "reference"), ("3.1", "reference"), ("3.3", "reference"), ("4", "reference"),
+        ("3", "reference"), ("12", "reference"),
+    ]  # fmt: skip
+    assert kinds("prior work [35] and [7, 21] is 24/7") == [
+        ("35", "citation"), ("7", "citation"), ("21", "citation"), ("24", "ratio"), ("7", "ratio"),
+    ]  # fmt: skip
+    assert kinds("In 2019 (Smith, 2020) we fixed 2019 bugs; 2019 年; the 1990s") == [
+        ("2019", "year"), ("2020", "year"), ("2019", "value"), ("2019 年", "year"),
+        ("1990s", "year"),
+    ]  # fmt: skip
+    assert kinds("We ask “rate your risk from 0 to 100, please” and get 87") == [
+        ("0", "quoted"), ("100", "quoted"), ("87", "value"),
+    ]  # fmt: skip
+    assert kinds("arXiv:2501.11120 at https://arxiv.org/abs/2501.11120") == [
+        ("2501.11120", "identifier"), ("2501.11120", "identifier"),
+    ]  # fmt: skip
+
+
+def test_standard_errors_are_spreads_but_a_share_in_parentheses_is_a_value():
+    assert kinds("0.0245 (0.0102), 0.14 ± 0.01, SE = 0.03, 1008 (17.07%)") == [
+        ("0.0245", "value"), ("0.0102", "error"), ("0.14", "value"), ("0.01", "error"),
+        ("0.03", "error"), ("1008", "value"), ("17.07%", "value"),
+    ]  # fmt: skip
+    (cell,) = find_numbers("(0.0102)")
+    assert cell.kind == "error"  # a table cell that is only a parenthesised number
+
+
+def test_units_and_scales_make_quantities():
+    def quantity(text: str) -> tuple[str, float]:
+        (mention,) = [m for m in find_numbers(text) if m.kind == "value"]
+        return mention.dimension, round(mention.quantity, 6)
+
+    assert quantity("31 million users") == quantity("3100 万 用户") == ("", 31e6)
+    assert quantity("0.5 小时") == quantity("30 minutes") == ("time", 1800.0)
+    assert quantity("7.36 seconds") != quantity("7.36 分钟")
+    assert quantity("$4.6 million") == ("currency:USD", 4.6e6)
+    assert quantity("187.4 yuan") == quantity("187.4 元") == ("currency:CNY", 187.4)
+    assert quantity("2.5x faster") == quantity("2.5 倍") == ("times", 2.5)
+    assert quantity("10.8 points") == quantity("10.8 个百分点") == ("percent", 10.8)
+    assert quantity("ran for four weeks") == ("time", 4 * 604800.0)
+    assert [m.text for m in find_numbers("33,551, 1,000, and .95")] == ["33,551", "1,000", ".95"]
 
 
 def test_token_estimate_counts_cjk_denser_than_latin():
@@ -64,6 +113,10 @@ def test_token_estimate_counts_cjk_denser_than_latin():
 def test_shorten_cuts_at_a_word_boundary_and_fit_respects_any_measure():
     assert shorten("one two three four", 9) == "one two …"
     assert shorten("short", 9) == "short"
+    assert shorten("PITMuS: A Tool for Bug Dataset Generation", 20) == "PITMuS: A Tool for …"
+    assert (
+        shorten("中文标题很长很长很长", 6) == "中文标题很长…"
+    )  # every CJK character edge is a boundary
     utf8 = lambda text: len(text.encode("utf-8"))  # noqa: E731
     cut = shorten_to_fit("今日总结很长很长", 10, utf8)
     assert utf8(cut) <= 10 and cut.endswith("…")
@@ -72,3 +125,14 @@ def test_shorten_cuts_at_a_word_boundary_and_fit_respects_any_measure():
 
 def test_clean_tex_undoes_the_escapes_of_abstracts():
     assert clean_tex(r"97.5\% faster ($\times$2.1) with~LoRA") == "97.5% faster (×2.1) with LoRA"
+
+
+def test_clean_tex_reads_math_as_text_and_repairs_garbled_text():
+    assert clean_tex(r"uses $p^\star$ and $G^\star$ with $\alpha \leq 0.5$") == (
+        "uses p* and G* with α ≤ 0.5"
+    )
+    assert (
+        clean_tex(r"$x_{i}^{2}$ and $\frac{a}{b}$ and ``grafting''") == "xᵢ² and a/b and “grafting”"
+    )
+    # a TeX "~O" range that a converter turned into Õ, and UTF-8 read as Windows-1252
+    assert clean_tex("O(1,000)Õ(10,000) devices, donâ€™t") == "O(1,000)~O(10,000) devices, don’t"

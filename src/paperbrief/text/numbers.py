@@ -1,0 +1,454 @@
+"""The one number grammar: every number token of a text, with its unit, scale and role.
+
+The evidence index (what a paper supports), the writers (which sentences report numbers)
+and the verifier (which numbers a digest claims) all read numbers through ``find_numbers``,
+so they agree on what ``29.5%``, ``$4.6 million``, ``7.36 seconds`` or ``(0.0102)`` is.
+
+Each ``NumberMention`` says what the token *is* (``kind``):
+
+* ``value``: a quantity the text states (``41.3%``, ``1,204 bugs``, ``2.01×``);
+* ``error``: a standard error or spread: after ``±``/``SE``/``std``, or a bare number in
+  parentheses right after another number (``0.0245 (0.0102)``), or a cell that is only a
+  parenthesised number;
+* ``reference``: a number that names a table, figure, section, equation, step, page …
+  (``Table 2``, ``Sections 3.1–3.3``, ``表 4``, ``第 3 步``, ``p. 12``);
+* ``citation``: inside a numeric citation marker (``[35]``, ``[7, 21, 31]``);
+* ``year``: a year (``2025``, ``2019 年``, ``1990s``) — but ``2019 bugs`` is a value;
+* ``ratio``: integers joined by a slash (``24/7``, ``1/5``) — not a quantity of its own;
+* ``quoted``: inside a quotation of at least four words (an example prompt, a question);
+* ``identifier``: an arXiv id or a number inside a URL.
+
+Units are canonical (``%`` and ``pp`` are both of dimension ``percent``; ``s``/``min``/``h``
+… of ``time``; ``KB``…``TB`` of ``bytes``; ``USD``/``CNY``/``EUR``/``GBP`` of
+``currency:…``; ``x`` of ``times``); ``scale`` is the multiplier a word or letter adds
+(``k``, ``M``, ``B``, ``million``, ``万``, ``亿``). ``quantity`` is value × scale in the
+dimension's base unit (seconds, bytes), so ``0.5 小时`` and ``30 minutes`` are one quantity.
+Scanning is linear: every context check looks at a bounded window around the token.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["value", "error", "reference", "citation", "year", "ratio", "quoted", "identifier"]
+
+# unit surface form -> canonical unit
+_UNIT_FORMS: dict[str, str] = {
+    **dict.fromkeys(("%", "％", "percent", "per cent"), "%"),
+    **dict.fromkeys(("pp", "p.p.", "point", "points", "pt", "pts"), "pp"),
+    **dict.fromkeys(("percentage point", "percentage points", "个百分点", "百分点"), "pp"),
+    **dict.fromkeys(("×", "x", "X", "倍", "fold", "-fold", "times"), "x"),
+    **dict.fromkeys(("ms", "msec", "msecs", "millisecond", "milliseconds", "毫秒"), "ms"),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds", "秒", "秒钟"), "s"),
+    **dict.fromkeys(("min", "mins", "minute", "minutes", "分钟"), "min"),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours", "小时"), "h"),
+    **dict.fromkeys(("day", "days", "天"), "day"),
+    **dict.fromkeys(("week", "weeks", "周", "星期"), "week"),
+    **dict.fromkeys(("month", "months", "个月"), "month"),
+    **dict.fromkeys(("year", "years", "年"), "year"),
+    **{f"{p}{i}B": f"{p}B" for p in "KMGT" for i in ("", "i")},
+    **dict.fromkeys(("$", "US$", "USD", "dollar", "dollars", "美元", "美金"), "USD"),
+    **dict.fromkeys(("¥", "￥", "RMB", "CNY", "元", "人民币", "yuan"), "CNY"),
+    **dict.fromkeys(("€", "EUR", "euro", "euros", "欧元"), "EUR"),
+    "£": "GBP",
+}
+# canonical unit -> (dimension, factor to the dimension's base unit)
+UNIT_DIMENSIONS: dict[str, tuple[str, float]] = {
+    "": ("", 1.0),
+    "%": ("percent", 1.0),
+    "pp": ("percent", 1.0),
+    "x": ("times", 1.0),
+    "ms": ("time", 0.001),
+    "s": ("time", 1.0),
+    "min": ("time", 60.0),
+    "h": ("time", 3600.0),
+    "day": ("time", 86400.0),
+    "week": ("time", 604800.0),
+    "month": ("time", 2629800.0),
+    "year": ("time", 31557600.0),
+    "KB": ("bytes", 1e3),
+    "MB": ("bytes", 1e6),
+    "GB": ("bytes", 1e9),
+    "TB": ("bytes", 1e12),
+    "USD": ("currency:USD", 1.0),
+    "CNY": ("currency:CNY", 1.0),
+    "EUR": ("currency:EUR", 1.0),
+    "GBP": ("currency:GBP", 1.0),
+}
+_SCALES: dict[str, float] = {
+    **dict.fromkeys(("k", "K", "thousand", "千"), 1e3),
+    "万": 1e4,
+    **dict.fromkeys(("M", "million", "百万"), 1e6),
+    "千万": 1e7,
+    "亿": 1e8,
+    **dict.fromkeys(("B", "billion", "十亿"), 1e9),
+    **dict.fromkeys(("T", "trillion"), 1e12),
+}
+
+_PREFIX = r"(?P<prefix>US\$|\$|¥|￥|€|£|(?:USD|RMB|CNY|EUR)\s?)?"
+_SCALE = (
+    r"(?P<scale>[kKMBT]\b(?!\.\d)|\s?(?:thousand|million|billion|trillion)\b"
+    r"|\s?(?:千万|百万|十亿|千|万|亿))"
+)
+_UNIT = (
+    r"(?P<unit>"
+    r"\s?(?:%|％|个百分点|百分点|percentage points?\b|percent\b|per cent\b|pp\b|p\.p\."
+    r"|points?\b|pts?\b)"
+    r"|\s?(?:×|倍|-?fold\b|times\b)|[xX]\b(?!-)"
+    r"|\s?(?:milliseconds?\b|msecs?\b|ms\b|seconds?\b|secs?\b|s\b|minutes?\b|mins?\b|min\b"
+    r"|hours?\b|hrs?\b|h\b|days?\b|weeks?\b|months?\b|years?\b"
+    r"|毫秒|秒钟|秒|分钟|小时|天|周|星期|个月|年)"
+    r"|\s?[KMGT]i?B\b"
+    r"|\s?(?:美元|美金|人民币|欧元|元|dollars?\b|euros?\b|yuan\b|USD\b|RMB\b|CNY\b|EUR\b)"
+    r")"
+)
+_NUMBER = re.compile(
+    r"(?P<sign>[-+−]?)" + _PREFIX + r"(?P<whole>\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+|(?=\.\d))"
+    r"(?P<fraction>\.\d+)?" + _SCALE + r"?" + _UNIT + r"?"
+)
+
+# English number words count when a unit follows ("four weeks", "three times"): papers
+# spell small quantities out, digests write them as digits.
+_WORDS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+)
+_WORD_VALUES = {word: float(index) for index, word in enumerate(_WORDS)} | {
+    "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "seventy": 70.0,
+    "eighty": 80.0, "ninety": 90.0, "hundred": 100.0,
+}  # fmt: skip
+_WORD_NUMBER = re.compile(
+    r"\b(?P<word>" + "|".join(_WORD_VALUES) + r")(?P<unit>[\s-]+(?:weeks?|days?|months?|years?|"
+    r"hours?|minutes?|seconds?|times|fold|percent|percentage points?))\b",
+    re.IGNORECASE,
+)
+
+# Bounded context windows (characters) keep the scan linear in the text's length.
+_WINDOW = 48
+_REFERENCE_BEFORE = re.compile(
+    r"(?:^|[^\w])(?:tables?|tab\.|figures?|figs?\.|sections?|secs?\.|§|eqs?\.|equations?|"
+    r"appendix|appendices|app\.|algorithms?|alg\.|lines?|lemmas?|theorems?|thm\.|"
+    r"propositions?|prop\.|corollar(?:y|ies)|definitions?|def\.|examples?|steps?|remarks?|"
+    r"assumptions?|hypothes[ie]s|rq|chapters?|ch\.|panels?|columns?|cols?\.|rows?|"
+    r"footnotes?|listings?|exhibits?|claims?|phases?|stages?|versions?|experiment|study|"
+    r"limitations?|pages?|pp?\.|arxiv:|表|图|圖|式|公式|附录|第|步骤|局限)"
+    r"\s*\(?\s*(?:[A-Z]?\d+(?:\.\d+)*[a-z]?\)?\s*(?:,|and|&|or|–|—|-|to|~|和|与|、|及|至|/)\s*)*"
+    r"\(?\s*$",
+    re.IGNORECASE,
+)
+_PAGE_AFTER = re.compile(r"^\s*页")
+_ERROR_BEFORE = re.compile(
+    r"(?:±|\\pm\$?|\+/-|\+-|(?:^|[^\w])(?:s\.e\.|se|std\.?|s\.d\.|sd|"
+    r"standard (?:error|deviation)s?(?: of)?)|标准误|标准差)\s*[=:：]?\s*$",
+    re.IGNORECASE,
+)
+_AFTER_NUMBER_PAREN = re.compile(r"\d%?\*{0,3}\s*[(（]\s*$")
+_CLOSE_PAREN = re.compile(r"^\s*[)）]")
+_ONLY_PARENTHESISED = re.compile(r"^\s*[(（\[]\s*[-+−]?[\d.,]+\s*[)）\]]\**\s*$")
+_CITATION = re.compile(r"\[\s*\d+(?:\s*[-–,;]\s*\d+)*\s*\]")
+_QUOTED = re.compile(r"“[^“”]{1,1500}”|「[^「」]{1,500}」|\"[^\"\n]{1,400}\"")
+_URL = re.compile(r"https?://\S+|www\.\S+")
+_COUNTED = re.compile(
+    r"^\s?(?:个|篇|条|名|项|次|份|组|例|道|题|轮|人|位|种|类|款|行|张|"
+    r"(?:samples?|instances?|examples?|papers?|bugs?|tasks?|questions?|items?|participants?|"
+    r"users?|repos|repositories|projects?|files?|tokens?|words?|dialogues?|problems?|"
+    r"issues?|commits?|functions?|programs?|images?|documents?|sentences?|queries|runs?|"
+    r"students?|workers?|firms?|households?|respondents?|observations?|subjects?)\b)"
+)
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_ARXIV_ID = re.compile(r"^(?:\d{2}(?:0[1-9]|1[0-2]))\.\d{4,5}$")
+
+
+@dataclass(frozen=True)
+class NumberMention:
+    """One number token as written, what it measures and what role it plays.
+
+    ``in_name``: glued to a name on its left (``GPT-4``, ``Qwen2.5``, ``v1.2``);
+    ``glued_after``: a letter or hyphen follows a token without unit (``3rd``, ``5-shot``).
+    """
+
+    text: str  # as written, e.g. "29.5%", "$4.6", "31 million"
+    value: float  # the written digits without sign or scale, e.g. 29.5
+    decimals: int  # digits after the decimal point as written
+    unit: str  # canonical unit ("", "%", "pp", "x", "s", "min", "GB", "USD", …)
+    negative: bool
+    start: int
+    end: int
+    in_name: bool
+    glued_after: bool
+    grouped: bool  # written with thousands separators ("1,234")
+    scale: float = 1.0  # k / M / B / million / 万 / 亿 written with the number
+    kind: Kind = "value"
+
+    @property
+    def dimension(self) -> str:
+        return UNIT_DIMENSIONS[self.unit][0]
+
+    @property
+    def quantity(self) -> float:
+        """Value × scale in the dimension's base unit (seconds, bytes …), sign dropped."""
+        return self.value * self.scale * UNIT_DIMENSIONS[self.unit][1]
+
+    @property
+    def is_year(self) -> bool:
+        return self.kind == "year"
+
+    @property
+    def standalone(self) -> bool:
+        """A quantity in its own right: not part of a name, not glued to a word."""
+        return not self.in_name and (bool(self.unit) or self.scale != 1.0 or not self.glued_after)
+
+    @property
+    def is_evidence(self) -> bool:
+        """What a paper can support a claim with: stated values and their spreads."""
+        return self.kind in ("value", "error")
+
+
+def _spans(pattern: re.Pattern[str], text: str, *, min_words: int = 0) -> list[tuple[int, int]]:
+    spans = []
+    for match in pattern.finditer(text):
+        inner = match.group(0)[1:-1]
+        cjk = sum(1 for char in inner if "\u4e00" <= char <= "\u9fff")
+        if min_words and len(inner.split()) < min_words and cjk < 2 * min_words:
+            continue
+        spans.append((match.start(), match.end()))
+    return spans
+
+
+class _Cursor:
+    """Membership of increasing positions in sorted, disjoint spans, in amortised O(1)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = spans
+        self.index = 0
+
+    def covers(self, position: int) -> bool:
+        while self.index < len(self.spans) and self.spans[self.index][1] <= position:
+            self.index += 1
+        return self.index < len(self.spans) and self.spans[self.index][0] <= position
+
+
+def _kind(text: str, match: re.Match[str], mention: NumberMention) -> Kind:
+    start, end = match.start(), match.end()
+    before = text[max(0, start - _WINDOW) : start]
+    after = text[end : end + _WINDOW]
+    plain = not mention.unit and mention.scale == 1.0
+    if mention.value and _ARXIV_ID.match(mention.text.lstrip("+-−")) and mention.decimals >= 4:
+        return "identifier"
+    if _REFERENCE_BEFORE.search(before) or _PAGE_AFTER.match(after):
+        return "reference"
+    if plain and not mention.decimals:
+        joined_before = start >= 2 and text[start - 1] == "/" and text[start - 2].isdigit()
+        joined_after = text[end : end + 1] == "/" and text[end + 1 : end + 2].isdigit()
+        if joined_before or joined_after:
+            return "ratio"
+    year_like = not mention.decimals and not mention.grouped and _YEAR.match(match.group("whole"))
+    if year_like and not mention.negative and mention.scale == 1.0:
+        if mention.unit == "year" and match.group("unit").strip() == "年":
+            return "year"
+        if mention.unit == "s" and match.group("unit") == "s":
+            return "year"  # the 1990s
+        if not mention.unit and not _COUNTED.match(after):
+            return "year"
+    if _ERROR_BEFORE.search(before):
+        return "error"
+    if plain and not mention.negative:
+        if _AFTER_NUMBER_PAREN.search(before) and _CLOSE_PAREN.match(after):
+            return "error"
+        if _ONLY_PARENTHESISED.match(text):
+            return "error"
+    return "value"
+
+
+def find_numbers(text: str) -> list[NumberMention]:
+    """Every number token of ``text``, in order, each with its unit, scale and kind."""
+    urls = _Cursor(_spans(_URL, text))
+    citations = _Cursor(_spans(_CITATION, text))
+    quoted = _Cursor(_spans(_QUOTED, text, min_words=4))
+    found = []
+    for match in _NUMBER.finditer(text):
+        sign, prefix, whole, fraction = match.group("sign", "prefix", "whole", "fraction")
+        if not whole and not fraction:
+            continue
+        start, end = match.start(), match.end()
+        before = text[start - 1] if start else ""
+        if not whole and (before.isalnum() or before == "."):
+            continue  # ".5" of "v.5" or "1..5"
+        before_two = text[max(start - 2, 0) : start]
+        in_name = bool(before) and (before.isalnum() or before in "._@")
+        if not sign and before == "-" and len(before_two) == 2 and before_two[0].isalpha():
+            in_name = True  # GPT-4, Llama-3
+        raw_unit = (match.group("unit") or "").strip()
+        unit = _UNIT_FORMS.get(raw_unit, "")
+        if prefix:
+            unit = unit or _UNIT_FORMS.get(prefix.strip(), "")
+        raw_scale = (match.group("scale") or "").strip()
+        after = text[end : end + 1]
+        mention = NumberMention(
+            text=match.group(0).strip(),
+            value=float((whole or "0").replace(",", "") + (fraction or "")),
+            decimals=len(fraction) - 1 if fraction else 0,
+            unit=unit,
+            negative=sign in ("-", "−"),
+            start=start,
+            end=end,
+            in_name=in_name,
+            # "3rd", "4o", "5-shot" name things; "3倍" or "19实验" are Chinese text after a count
+            glued_after=not unit
+            and not raw_scale
+            and bool(after)
+            and ((after.isalpha() and after.isascii()) or after == "-"),
+            grouped="," in (whole or ""),
+            scale=_SCALES.get(raw_scale, 1.0),
+        )
+        if urls.covers(start):
+            kind: Kind = "identifier"
+        elif citations.covers(start):
+            kind = "citation"
+        elif quoted.covers(start):
+            kind = "quoted"
+        else:
+            kind = _kind(text, match, mention)
+        found.append(_with_kind(mention, kind))
+    if any(
+        word in text.lower()
+        for word in (
+            "week",
+            "day",
+            "month",
+            "year",
+            "hour",
+            "minute",
+            "second",
+            "times",
+            "fold",
+            "percent",
+        )
+    ):
+        found = sorted(found + _word_numbers(text), key=lambda m: m.start)
+    return found
+
+
+def _word_numbers(text: str) -> list[NumberMention]:
+    """ "four weeks", "three times": spelled-out quantities with a unit."""
+    mentions = []
+    for match in _WORD_NUMBER.finditer(text):
+        raw_unit = match.group("unit").strip(" -").lower()
+        unit = _UNIT_FORMS.get(raw_unit) or _UNIT_FORMS.get(raw_unit.rstrip("s"), "")
+        mentions.append(
+            NumberMention(
+                text=match.group(0),
+                value=_WORD_VALUES[match.group("word").lower()],
+                decimals=0,
+                unit=unit,
+                negative=False,
+                start=match.start(),
+                end=match.end(),
+                in_name=False,
+                glued_after=False,
+                grouped=False,
+            )
+        )
+    return mentions
+
+
+def with_kind(mention: NumberMention, kind: Kind) -> NumberMention:
+    """``mention`` in another role (a cell of a standard-error column is an ``error``)."""
+    return _with_kind(mention, kind)
+
+
+def _with_kind(mention: NumberMention, kind: Kind) -> NumberMention:
+    if kind == mention.kind:
+        return mention
+    return NumberMention(
+        mention.text,
+        mention.value,
+        mention.decimals,
+        mention.unit,
+        mention.negative,
+        mention.start,
+        mention.end,
+        mention.in_name,
+        mention.glued_after,
+        mention.grouped,
+        mention.scale,
+        kind,
+    )
+
+
+def with_unit(mention: NumberMention, unit: str, scale: float = 1.0) -> NumberMention:
+    """``mention`` read with ``unit`` and ``scale`` (a bare table cell under "Acc (%)")."""
+    return NumberMention(
+        mention.text,
+        mention.value,
+        mention.decimals,
+        unit,
+        mention.negative,
+        mention.start,
+        mention.end,
+        mention.in_name,
+        mention.glued_after,
+        mention.grouped,
+        scale,
+        mention.kind,
+    )
+
+
+_HEADER_UNIT = re.compile(
+    r"\(\s*(%|％|pp|x|×|s|ms|sec|min|h|hours?|GB|MB|KB|TB|\$|USD|¥|€|k|K|M|B|thousands?|"
+    r"millions?|billions?)\s*\)|(%|％)|\bin (percent|seconds|minutes|hours|ms|GB|MB|USD|dollars|"
+    r"thousands|millions|billions)\b|\b(percent(?:age)?)\b",
+    re.IGNORECASE,
+)
+_HEADER_WORDS = {
+    "percentage": "%",
+    "percent": "%",
+    "sec": "s",
+    "seconds": "s",
+    "minutes": "min",
+    "hours": "h",
+    "hour": "h",
+    "dollars": "USD",
+    "thousands": "thousand",
+    "millions": "million",
+    "billions": "billion",
+}
+
+
+def header_unit(label: str) -> tuple[str, float]:
+    """(unit, scale) a column header or caption gives its bare cells: "Acc (%)" → ("%", 1),
+    "Time (s)" → ("s", 1), "Tokens (k)" → ("", 1000); ("", 1) when it names none."""
+    match = _HEADER_UNIT.search(label)
+    if not match:
+        return "", 1.0
+    surface = next(group for group in match.groups() if group)
+    surface = _HEADER_WORDS.get(surface.lower(), surface)
+    if surface in _SCALES:
+        return "", _SCALES[surface]
+    return _UNIT_FORMS.get(surface, _UNIT_FORMS.get(surface.lower(), "")), 1.0
+
+
+def reported_numbers(text: str) -> list[str]:
+    """The numbers prose reports, as written: stated values, not names, years or labels."""
+    return [m.text for m in find_numbers(text) if m.kind == "value" and not m.in_name]
