@@ -104,14 +104,33 @@ def test_grid_honours_colspan_and_rowspan():
         "<tr><td>A</td><td>81.2</td><td rowspan='2'>79.0</td></tr>"
         "<tr><td>B</td><td>83.5</td></tr></table>"
     )
-    rows, header_rows = table_grid(root.find(".//table"))
-    assert header_rows == 2
-    assert rows == (
+    grid = table_grid(root.find(".//table"))
+    assert grid.header_rows == 2
+    assert grid.rows == (
         ("Model", "Accuracy", "Accuracy"),
         ("Model", "dev", "test"),
         ("A", "81.2", "79.0"),
         ("B", "83.5", "79.0"),
     )
+    # the copies are known, so a renderer can show each merged cell once
+    assert grid.merged == ((0, 2), (1, 0), (3, 2))
+
+
+def test_header_rows_are_found_without_th_from_rules_and_content():
+    """LaTeXML writes every cell as <td>: a booktabs rule, or rows without data numbers
+    (column numbers such as (1) (2) are labels), mark the header."""
+    root = parse_html(
+        "<table>"
+        "<tr><td class='ltx_border_tt'></td>"
+        "<td class='ltx_border_tt' colspan='2'>Conversion</td></tr>"
+        "<tr><td></td><td>(1)</td><td>(2)</td></tr>"
+        "<tr><td class='ltx_border_t'>Chatbot</td><td class='ltx_border_t'>0.0111</td>"
+        "<td class='ltx_border_t'>16.3</td></tr>"
+        "<tr><td></td><td>(0.0102)</td><td></td></tr></table>"
+    )
+    grid = table_grid(root.find(".//table"))
+    assert grid.header_rows == 2
+    assert grid.rows[2] == ("Chatbot", "0.0111", "16.3")
 
 
 def test_figures_resolve_against_base_on_arxiv_even_from_a_local_file(behaviors):

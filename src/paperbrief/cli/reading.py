@@ -8,26 +8,48 @@ from pathlib import Path
 
 import click
 
-from paperbrief.cli.common import CONTEXT, get_store, handle_errors
-from paperbrief.errors import FullTextError
+from paperbrief.cli.common import CONTEXT, get_profile, get_store, handle_errors
+from paperbrief.errors import FullTextError, ProfileError
 from paperbrief.fulltext import read_local_file
+from paperbrief.fulltext.document import Document
 from paperbrief.fulltext.fetch import AR5IV_BASE, HTML_BASE, PDF_BASE
 from paperbrief.fulltext.present import document_markdown, document_report, document_summary
 from paperbrief.models import Paper, split_arxiv_id
 from paperbrief.pipeline import read_fulltext
+from paperbrief.profile import LLMSettings
 from paperbrief.services import ArxivEndpoints, Services
+from paperbrief.write.llm_writer import paper_prompt
 
 
 @click.command("read", context_settings=CONTEXT)
 @click.argument("target")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print the whole text as Markdown.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary (stable keys).")
+@click.option(
+    "--prompt",
+    "as_prompt",
+    is_flag=True,
+    help="Print exactly the paper text the LLM writer would be sent (figures, evidence, text).",
+)
+@click.option(
+    "--tokens",
+    type=click.IntRange(min=200),
+    default=None,
+    help="Budget of the --prompt text in tokens (default: [llm] paper_text_tokens).",
+)
 @click.option("--html-base", default=HTML_BASE, show_default=True, help="arXiv HTML endpoint.")
 @click.option("--ar5iv-base", default=AR5IV_BASE, show_default=True, help="ar5iv endpoint.")
 @click.option("--pdf-base", default=PDF_BASE, show_default=True, help="arXiv PDF endpoint.")
 @handle_errors
 def read_command(
-    target: str, as_markdown: bool, as_json: bool, html_base: str, ar5iv_base: str, pdf_base: str
+    target: str,
+    as_markdown: bool,
+    as_json: bool,
+    as_prompt: bool,
+    tokens: int | None,
+    html_base: str,
+    ar5iv_base: str,
+    pdf_base: str,
 ) -> None:
     """Read one paper's full text: an arXiv id (e.g. 2501.11120v1) or a local .html/.pdf.
 
@@ -35,7 +57,9 @@ def read_command(
     result is cached in the store, so a paper is fetched once. Prints the outline, tables,
     figures, the source used and quality flags; --json prints {"source", "title",
     "sections": [{"title", "level"}], "tables": [{"caption", "rows"}], "figures":
-    [{"caption", "url"}], "flags": [...]} and more.
+    [{"caption", "url"}], "flags": [...]} and more. --prompt prints exactly the paper text
+    the LLM writer is sent for this paper (--tokens N to try another budget), with a first
+    line saying which sections and tables it holds.
     """
     path = Path(target)
     if path.suffix.lower() in (".html", ".htm", ".pdf") or path.exists():
@@ -65,12 +89,24 @@ def read_command(
                 f"no full text for {target}: " + "; ".join(doc.attempts),
                 "check the id (e.g. 2501.11120v1), or rerun later",
             )
-    if as_json:
+    if as_prompt:
+        click.echo(writer_prompt_text(doc, tokens))
+    elif as_json:
         click.echo(json.dumps(document_summary(doc), ensure_ascii=False, indent=2))
     elif as_markdown:
         click.echo(document_markdown(doc))
     else:
         click.echo(document_report(doc))
+
+
+def writer_prompt_text(doc: Document, tokens: int | None) -> str:
+    """The paper part of the writer's prompt for ``doc``, at the profile's budget."""
+    if tokens is None:
+        try:
+            tokens = get_profile(None).llm.paper_text_tokens
+        except ProfileError:
+            tokens = LLMSettings().paper_text_tokens
+    return paper_prompt(doc, tokens)
 
 
 COMMANDS: list[click.Command] = [read_command]

@@ -5,9 +5,10 @@ Public surface (what other stages call):
 * ``read_paper(paper_id, version, client, *, html_base, ar5iv_base, pdf_base,
   abstract_fallback) -> Document`` and ``load_or_read_paper(cache, paper, client) -> Document``
   (``cache``: a ``DocumentCache`` such as ``store.documents``); ``read_local_file(path)``;
-* views: ``budgeted_text``, ``evidence_index``, ``choose_figure``, ``results_tables``,
-  ``section_sentences``, ``table_to_markdown``; ``to_table_data``/``to_figure`` convert to
-  the digest's ``TableData``/``Figure``.
+* views: ``writer_view`` / ``budgeted_text`` (what the writer reads, by importance),
+  ``evidence_index``, ``choose_figure``, ``section_sentences``; tables: ``results_tables``,
+  ``table_to_markdown``; ``to_table_data``/``to_figure`` convert to the digest's
+  ``TableData``/``Figure``; ``fulltext_status`` says what full text a brief was written from.
 """
 
 from paperbrief.fulltext.document import (
@@ -23,15 +24,16 @@ from paperbrief.fulltext.fetch import (
     read_local_file,
     read_paper,
 )
+from paperbrief.fulltext.status import FullTextStatus, fulltext_status
+from paperbrief.fulltext.tables import results_tables, table_to_markdown, to_table_data
 from paperbrief.fulltext.views import (
+    WriterView,
     budgeted_text,
     choose_figure,
     evidence_index,
-    results_tables,
     section_sentences,
-    table_to_markdown,
     to_figure,
-    to_table_data,
+    writer_view,
 )
 
 __all__ = [
@@ -39,11 +41,14 @@ __all__ = [
     "DocumentCache",
     "Evidence",
     "FigureRef",
+    "FullTextStatus",
     "Section",
     "Table",
+    "WriterView",
     "budgeted_text",
     "choose_figure",
     "evidence_index",
+    "fulltext_status",
     "load_or_read_paper",
     "read_local_file",
     "read_paper",
@@ -52,4 +57,5 @@ __all__ = [
     "table_to_markdown",
     "to_figure",
     "to_table_data",
+    "writer_view",
 ]

@@ -64,15 +64,16 @@ def parse_author_html(
             if text and current is not None:
                 paragraphs.append(text)
         elif tag == "table" and not any(a.tag == "table" for a in element.iterancestors()):
-            rows, header_rows = table_grid(element)
-            if rows and len(rows[0]) > 1:
+            grid = table_grid(element)
+            if grid.rows and len(grid.rows[0]) > 1:
                 tables.append(
                     Table(
                         caption=_table_caption(element),
                         label=f"Table {len(tables) + 1}",
-                        rows=rows,
-                        header_rows=header_rows,
+                        rows=grid.rows,
+                        header_rows=grid.header_rows,
                         section=current[0] if current else "",
+                        merged=grid.merged,
                     )
                 )
         elif tag == "img":

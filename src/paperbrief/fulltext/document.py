@@ -15,6 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from paperbrief.text import NumberMention
+
+# A paragraph that quotes an example (a prompt, a dialogue, a code listing) starts with this
+# mark: the writer sees it as a quotation, and its numbers are never evidence.
+EXAMPLE_MARK = "> "
+
 
 @dataclass(frozen=True)
 class Section:
@@ -36,6 +42,9 @@ class Table:
     rows: tuple[tuple[str, ...], ...]  # cell grid after expanding colspan/rowspan
     header_rows: int = 1
     section: str = ""  # heading of the section the table sits in
+    # (row, column) slots that repeat a spanning cell (colspan/rowspan copies), so a
+    # renderer can show a merged cell once while every column keeps its header text
+    merged: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,11 +56,17 @@ class FigureRef:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A number-bearing sentence or table cell, and where it is."""
+    """A number-bearing sentence or table cell, and where it is.
+
+    ``numbers`` are the evidence numbers as written; ``mentions`` the same numbers as the
+    number grammar read them (a table cell's bare number carries its column's unit).
+    """
 
     text: str
     location: str  # e.g. "Table 2" or "Section 4.1 Results"
     numbers: tuple[str, ...] = ()
+    mentions: tuple[NumberMention, ...] = field(default=(), compare=False)
+    cell: bool = False  # a table cell (its bare numbers may be in its column's unit)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from paperbrief.fulltext.html_text import (
     has_class,
     normalize_space,
     page_base,
+    paragraph_texts,
     parse_html,
     table_grid,
 )
@@ -207,9 +208,8 @@ def parse_latexml(
         if _is_inside(para, article, lambda a: has_class(a, "ltx_para") or _is_float(a)):
             continue
         where = _nearest_section(para, index_of)
-        text = element_text(para)
-        if where is not None and text:
-            paragraphs[where].append(text)
+        if where is not None:
+            paragraphs[where].extend(paragraph_texts(para))
     sections = tuple(
         Section(heading=heading, level=level, paragraphs=tuple(paragraphs[i]), number=number)
         for i, (_, level, number, heading) in enumerate(section_elements)
@@ -280,6 +280,7 @@ def _tables(
             continue  # a sub-table: its rows belong to the enclosing float
         label, caption = _caption(figure)
         rows: list[tuple[str, ...]] = []
+        merged: list[tuple[int, int]] = []
         header_rows = 0
         tabulars = [
             t
@@ -288,10 +289,11 @@ def _tables(
             and not _is_inside(t, figure, lambda a: a.tag == "table")
         ]
         for tabular in tabulars:
-            grid, header = table_grid(tabular)
+            grid = table_grid(tabular)
             if not rows:
-                header_rows = header
-            rows.extend(grid)
+                header_rows = grid.header_rows
+            merged.extend((row + len(rows), column) for row, column in grid.merged)
+            rows.extend(grid.rows)
         where = _nearest_section(figure, index_of)
         section = ""
         if where is not None:
@@ -304,6 +306,7 @@ def _tables(
                 rows=tuple(rows),
                 header_rows=header_rows,
                 section=section,
+                merged=tuple(merged),
             )
         )
     return tuple(tables)

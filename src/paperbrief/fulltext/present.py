@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paperbrief.fulltext.document import Document
-from paperbrief.fulltext.views import choose_figure, table_to_markdown
+from paperbrief.fulltext.tables import table_to_markdown
+from paperbrief.fulltext.views import choose_figure
 
 
 @dataclass(frozen=True)
