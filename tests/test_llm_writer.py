@@ -192,7 +192,7 @@ def test_unsupported_number_is_flagged_in_the_provenance(store):
         digest, _ = write_day(client_for(server, store), picks())
     provenance = digest.provenance
     assert provenance.numbers_verified == provenance.numbers_checked - 1
-    assert provenance.notes == ("未在原文中找到的数字：2605.10001 · tldr: 93%",)
+    assert provenance.notes == ("未在原文中找到的数字：2605.10001 · TL;DR：93%",)
     assert "93%" in render_markdown(digest, load_profile())
 
 

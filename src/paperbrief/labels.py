@@ -134,6 +134,27 @@ class Labels:
     days: str  # web UI
     token_note: str  # web UI
     why: str  # web UI: why a paper ranks where it does
+    et_al: str  # after the first authors of a long author list
+    key_numbers: str  # offline comparison row: the numbers each abstract reports
+    strict_removed: str  # footer: {n} clauses/cells cut by strict mode
+    source_names: tuple[tuple[str, str], ...]  # Document.source -> what the reader sees
+    section_names: tuple[tuple[str, str], ...]  # verifier section key -> heading words
+    fulltext_pdf: str  # the brief was read from a PDF (no figures)
+    fulltext_pdf_no_html: str  # arXiv has no HTML for it: read from the PDF
+    fulltext_pdf_html_failed: str  # the HTML could not be fetched: read from the PDF
+    fulltext_pdf_html_unusable: str  # the HTML conversion is unusable: read from the PDF
+    fulltext_html_degraded: str  # an HTML page with many conversion errors was used
+    fulltext_fetch_failed: str  # every source failed to arrive: abstract only
+    fulltext_none: str  # no source has usable text: abstract only
+    no_figure_in_html: str  # the HTML exists but has no usable image
+
+    def source_name(self, source: str) -> str:
+        """What a full-text source value (``arxiv-html``, ``not-fetched`` …) is called."""
+        return dict(self.source_names).get(source, source)
+
+    def section_name(self, key: str) -> str:
+        """The heading words of a verifier section key (``tldr``, ``result_notes`` …)."""
+        return dict(self.section_names).get(key, key)
 
     def signal(self, signal: Signal | str) -> str:
         """The button name of a feedback signal (the signal itself for pipeline signals)."""
@@ -266,6 +287,51 @@ _ZH = Labels(
     days="其他日期",
     token_note="",
     why="理由",
+    et_al="等",
+    key_numbers="关键数字",
+    strict_removed="严格模式删去了 {n} 处在原文中找不到依据的数字（只删所在的分句或表格单元格）。",
+    source_names=(
+        ("arxiv-html", "arXiv HTML 全文"),
+        ("ar5iv", "ar5iv 全文"),
+        ("pdf", "PDF 全文"),
+        ("local-html", "本地 HTML 全文"),
+        ("local-pdf", "本地 PDF 全文"),
+        ("abstract", "仅摘要"),
+        ("not-fetched", "未读取全文（离线）"),
+    ),
+    section_names=(
+        ("reason", "推荐理由"),
+        ("tldr", "TL;DR"),
+        ("problem", "问题"),
+        ("insight", "核心 Insight"),
+        ("method", "方法"),
+        ("steps", "具体流程"),
+        ("difference", "本质区别"),
+        ("results", "关键结果"),
+        ("result_notes", "结果解读"),
+        ("reported_numbers", "摘要中的数字"),
+        ("limitations", "局限"),
+        ("open_questions", "开放问题"),
+        ("technique", "技术点"),
+        ("experiment", "实验想法"),
+        ("trend", "趋势判断"),
+        ("figure", "图注"),
+        ("overview", "今日全览"),
+        ("comparison", "方法对比"),
+        ("summary", "今日总结"),
+        ("theme", "今日主题"),
+        ("closing", "结语"),
+    ),
+    fulltext_pdf="全文取自 PDF，本文不含原图。",
+    fulltext_pdf_no_html="该论文没有 arXiv HTML 版本，全文取自 PDF，本文不含原图。",
+    fulltext_pdf_html_failed=(
+        "arXiv HTML 获取失败（网络或服务器错误），全文改取 PDF，本文不含原图。"
+    ),
+    fulltext_pdf_html_unusable="arXiv HTML 转换不可用，全文改取 PDF，本文不含原图。",
+    fulltext_html_degraded="arXiv HTML 转换错误较多，全文可能有缺漏。",
+    fulltext_fetch_failed="全文获取失败（网络或服务器错误），本篇仅依据摘要撰写，不含原图；下次运行会重试。",
+    fulltext_none="没有可用的全文（无 HTML，PDF 无法提取文字），本篇仅依据摘要撰写。",
+    no_figure_in_html="原文 HTML 中没有可展示的图片。",
 )
 
 _EN = Labels(
@@ -401,6 +467,62 @@ _EN = Labels(
     days="Other days",
     token_note="",
     why="Why",
+    et_al="et al.",
+    key_numbers="Key numbers",
+    strict_removed=(
+        "Strict mode removed {n} number(s) the paper does not support (only the clause or"
+        " table cell around each)."
+    ),
+    source_names=(
+        ("arxiv-html", "arXiv HTML full text"),
+        ("ar5iv", "ar5iv full text"),
+        ("pdf", "PDF full text"),
+        ("local-html", "local HTML full text"),
+        ("local-pdf", "local PDF full text"),
+        ("abstract", "abstract only"),
+        ("not-fetched", "full text not read (offline)"),
+    ),
+    section_names=(
+        ("reason", "why we picked it"),
+        ("tldr", "TL;DR"),
+        ("problem", "problem"),
+        ("insight", "core insight"),
+        ("method", "method"),
+        ("steps", "steps"),
+        ("difference", "difference"),
+        ("results", "key results"),
+        ("result_notes", "reading the results"),
+        ("reported_numbers", "numbers in the abstract"),
+        ("limitations", "limitations"),
+        ("open_questions", "open questions"),
+        ("technique", "usable now"),
+        ("experiment", "experiment"),
+        ("trend", "trend"),
+        ("figure", "figure caption"),
+        ("overview", "overview"),
+        ("comparison", "comparison"),
+        ("summary", "summary"),
+        ("theme", "theme"),
+        ("closing", "closing"),
+    ),
+    fulltext_pdf="Read from the PDF, so no original figures.",
+    fulltext_pdf_no_html="arXiv has no HTML version of this paper: read from the PDF, no figures.",
+    fulltext_pdf_html_failed=(
+        "The arXiv HTML could not be fetched (network or server error): read from the PDF,"
+        " no figures."
+    ),
+    fulltext_pdf_html_unusable=(
+        "The arXiv HTML conversion is unusable: read from the PDF, no figures."
+    ),
+    fulltext_html_degraded="The arXiv HTML has many conversion errors: the text may have gaps.",
+    fulltext_fetch_failed=(
+        "The full text could not be fetched (network or server error): written from the"
+        " abstract only, no figures; the next run tries again."
+    ),
+    fulltext_none=(
+        "No usable full text (no HTML, no extractable PDF text): written from the abstract only."
+    ),
+    no_figure_in_html="The paper's HTML has no image to show.",
 )
 
 LABELS: Mapping[str, Labels] = MappingProxyType({"zh": _ZH, "en": _EN})

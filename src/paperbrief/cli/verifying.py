@@ -18,10 +18,13 @@ from paperbrief.cli.common import (
     profile_option,
 )
 from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError, ProfileError
+from paperbrief.fulltext import read_local_file
 from paperbrief.fulltext.document import Document
+from paperbrief.models import split_arxiv_id
 from paperbrief.prompts import describe_profile
 from paperbrief.store import Store
-from paperbrief.write.verify import VerifyReport, covered_papers, verify_markdown
+from paperbrief.write.claims import covered_papers
+from paperbrief.write.verify import VerifyReport, verify_markdown
 
 
 def load_documents(store: Store, paper_ids: list[str]) -> dict[str, Document]:
@@ -44,6 +47,20 @@ def load_documents(store: Store, paper_ids: list[str]) -> dict[str, Document]:
     return documents
 
 
+def local_papers(pairs: tuple[str, ...]) -> dict[str, Document]:
+    """``ID=FILE`` pairs read as the full text of paper ID (a saved HTML page or PDF)."""
+    documents: dict[str, Document] = {}
+    for pair in pairs:
+        paper_id, equals, path = pair.partition("=")
+        if not equals or not paper_id.strip() or not path.strip():
+            raise PaperbriefError(
+                f"--paper {pair!r} is not ID=FILE",
+                "pass e.g. --paper 2501.11120=paper.html (an arXiv id, '=', a .html/.pdf file)",
+            )
+        documents[split_arxiv_id(paper_id)[0]] = read_local_file(Path(path.strip()))
+    return documents
+
+
 def _print_report(report: VerifyReport) -> None:
     console.print(
         f"{report.verified}/{report.numbers} numbers verified across {len(report.papers)} paper(s)",
@@ -55,8 +72,9 @@ def _print_report(report: VerifyReport) -> None:
         )
     for claim in report.unverified:
         where = claim.paper or "day"
+        line = f" (line {claim.line})" if claim.line else ""
         console.print(
-            f"[red]unverified[/] {escape(where)} · {escape(claim.section)}:"
+            f"[red]unverified[/] {escape(where)} · {escape(claim.section)}{line}:"
             f" [bold]{escape(claim.text)}[/]  [dim]{escape(claim.context)}[/]",
             highlight=False,
             soft_wrap=True,
@@ -66,15 +84,29 @@ def _print_report(report: VerifyReport) -> None:
 @click.command("verify", context_settings=CONTEXT)
 @click.argument("digest", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
+@click.option(
+    "--paper",
+    "papers_from_files",
+    multiple=True,
+    metavar="ID=FILE",
+    help="Check paper ID against a local .html/.pdf file instead of the store (repeatable).",
+)
 @profile_option
 @handle_errors
-def verify(digest: Path, as_json: bool, profile_path: Path | None) -> None:
-    """Check every number in DIGEST.md against the stored papers it covers.
+def verify(
+    digest: Path, as_json: bool, papers_from_files: tuple[str, ...], profile_path: Path | None
+) -> None:
+    """Check every number in DIGEST.md against the papers it covers.
 
-    Looks at TL;DR, key results, reading the results, the day's summary and the overview
-    table; a number counts as verified when the paper's text, tables or abstract hold it.
-    Numbers the reader's profile states (their own findings) are accepted too, when a
-    profile is found. Exits 0 when everything is verified and 3 when something is not.
+    Every section that carries numbers is checked (reasons, TL;DR, problem, method, key
+    results, notes, limitations, implications, overview, summary, theme, comparison,
+    closing). A number counts as verified when the paper states the same quantity in the
+    same unit (text, tables, captions or abstract); citation markers, years, section and
+    table numbers, standard errors and quoted example prompts are not evidence. Day-level
+    sentences are checked against the papers they name and the day's facts; numbers the
+    reader's profile states are accepted too, when a profile is found. Papers come from the
+    store, or from local files with --paper ID=FILE. Exits 0 when everything is verified and
+    3 when something is not.
     """
     if not digest.exists():
         raise PaperbriefError(
@@ -87,8 +119,10 @@ def verify(digest: Path, as_json: bool, profile_path: Path | None) -> None:
             f"{digest} covers no papers (no ### heading followed by a 📌 line with arXiv:<id>)",
             "pass a digest written by paperbrief, or keep its 📌 info lines when editing",
         )
+    local = local_papers(papers_from_files)
     with get_store() as store:
-        documents = load_documents(store, papers)
+        documents = load_documents(store, [p for p in papers if p not in local])
+    documents.update(local)
     try:
         known = [describe_profile(get_profile(profile_path))]
     except ProfileError:

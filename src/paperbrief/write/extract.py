@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from paperbrief.text import clean_tex, reported_numbers, split_sentences
+from paperbrief.text import clean_tex, find_numbers, reported_numbers, split_sentences
 
 PROBLEM_CUES = (
     "however",
@@ -59,25 +59,50 @@ METHOD_CUES = (
     "to address",
     "to this end",
 )
-RESULT_CUES = (
+# A finding in its own right, with or without a number.
+FINDING_CUES = (
     "results show",
+    "results indicate",
+    "results suggest",
     "we find",
     "we found",
     "we show",
-    "achiev",
-    "outperform",
-    "improv",
-    "reduc",
-    "reveal",
-    "demonstrat",
+    "we observe",
+    "we demonstrate",
+    "experiments show",
+    "evaluation shows",
     "show that",
     "shows that",
-    "finding",
+    "demonstrate that",
+    "demonstrates that",
+    "reveal that",
+    "reveals that",
+    "outperform",
     "surpass",
-    "accuracy",
+    "state-of-the-art",
+)
+# Words a result sentence uses, which count only next to a reported number.
+RESULT_CUES = (
+    "achiev",
+    "improv",
+    "reduc",
     "increase",
+    "raise",
     "speedup",
     "gain",
+    "accuracy",
+    "success rate",
+    "repair",
+    "resolve",
+    "confirmed",
+    "merged",
+    "up to",
+    "exceed",
+    "higher",
+    "lower",
+    "better",
+    "faster",
+    "drop",
 )
 LIMITATION_CUES = ("limitation", "future work", "threat", "does not", "do not", "cannot", "only")
 
@@ -98,44 +123,79 @@ class AbstractParts:
     tldr: tuple[str, ...]
 
 
-def classify_abstract(abstract: str) -> AbstractParts:
-    """Sort the abstract's sentences into problem / method / results by lexical cues.
+_PRONOUN_START = re.compile(r"^(?:it|this|they|these|that|such)\b", re.IGNORECASE)
 
-    Each sentence goes to at most one section (the one whose cues it matches best, ties
-    broken by position: problems come first in abstracts, results last).
+
+def _headline_score(sentence: str) -> tuple[int, int, int, int]:
+    """How well a result sentence serves as the headline: measured quantities (with a
+    unit or decimals) first, then any numbers, a sentence that does not lean on the one
+    before ("It also …") and, last, brevity."""
+    values = [m for m in find_numbers(sentence) if m.kind == "value" and m.standalone]
+    measured = sum(1 for m in values if m.unit or m.decimals)
+    return (measured, len(values), 0 if _PRONOUN_START.match(sentence) else 1, -len(sentence))
+
+
+def is_finding(sentence: str) -> bool:
+    """A sentence that reports a finding with a real quantity (not "Question 1", not a
+    count up to ten): what the offline writer may put under the results."""
+    significant = [
+        m
+        for m in find_numbers(sentence)
+        if m.kind == "value" and not m.in_name and (m.unit or m.decimals or m.value > 10)
+    ]
+    return bool(significant) and _is_result(sentence)
+
+
+def _is_result(sentence: str) -> bool:
+    """A finding: a finding cue, or a reported number next to a result word."""
+    lowered = sentence.lower()
+    if any(cue in lowered for cue in FINDING_CUES):
+        return True
+    return bool(reported_numbers(sentence)) and any(cue in lowered for cue in RESULT_CUES)
+
+
+def classify_abstract(abstract: str) -> AbstractParts:
+    """Sort the abstract's sentences into problem / method / results; each sentence once.
+
+    A result is a finding (``FINDING_CUES``, or a number next to a result word); a method
+    sentence says what the authors did (``METHOD_CUES``); the rest before the first method
+    sentence set up the problem (problem cues later in the abstract count too). The TL;DR
+    is the first method sentence and the result with the most numbers; those two sentences
+    are then left out of the other parts, and ``numbers`` keeps only number sentences shown
+    nowhere else, so no sentence is printed twice.
     """
     sentences = split_sentences(clean_tex(abstract))
     problem: list[str] = []
     method: list[str] = []
     results: list[str] = []
-    for position, sentence in enumerate(sentences):
-        scores = {
-            "problem": _cue_score(sentence, PROBLEM_CUES),
-            "method": _cue_score(sentence, METHOD_CUES) * 2,
-            "results": _cue_score(sentence, RESULT_CUES) + (1 if reported_numbers(sentence) else 0),
-        }
-        best = max(scores, key=lambda key: scores[key])
-        if scores[best] == 0:
-            # Unlabelled opening sentences usually set up the problem.
-            if position < 2 and not method:
-                problem.append(sentence)
-            continue
-        {"problem": problem, "method": method, "results": results}[best].append(sentence)
-    number_sentences = tuple(s for s in sentences if reported_numbers(s))
+    for sentence in sentences:
+        if _is_result(sentence):
+            results.append(sentence)
+        elif _cue_score(sentence, METHOD_CUES):
+            method.append(sentence)
+        elif not method or _cue_score(sentence, PROBLEM_CUES):
+            problem.append(sentence)
+        else:
+            method.append(sentence)  # a sentence that goes on describing the method
     tldr: list[str] = []
     if method:
-        tldr.append(standalone(method[0]))
+        tldr.append(method[0])
     if results:
-        best_result = max(results, key=lambda s: (len(reported_numbers(s)), -len(s)))
-        tldr.append(standalone(best_result))
+        tldr.append(max(results, key=_headline_score))
     if not tldr and sentences:
         tldr.append(sentences[0])
+    parts = {
+        "problem": tuple(s for s in problem if s not in tldr)[:3],
+        "method": tuple(s for s in method if s not in tldr)[:4],
+        "results": tuple(s for s in results if s not in tldr)[:4],
+    }
+    shown = {*tldr, *parts["problem"], *parts["method"], *parts["results"]}
     return AbstractParts(
-        problem=tuple(problem[:3]),
-        method=tuple(method[:4]),
-        results=tuple(results[:4]),
-        numbers=number_sentences[:6],
-        tldr=tuple(tldr),
+        problem=parts["problem"],
+        method=parts["method"],
+        results=parts["results"],
+        numbers=tuple(s for s in sentences if reported_numbers(s) and s not in shown)[:6],
+        tldr=tuple(standalone(s) for s in tldr),
     )
 
 

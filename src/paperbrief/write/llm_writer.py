@@ -24,6 +24,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import date
 
 from pydantic import BaseModel, Field
@@ -37,14 +38,17 @@ from paperbrief.models import (
     Digest,
     Figure,
     Implications,
+    Paper,
     PaperBrief,
     Provenance,
     ScoredPaper,
     TableData,
 )
 from paperbrief.profile import Profile
-from paperbrief.text import estimate_tokens
-from paperbrief.write.verify import VerifyReport, drop_unsupported, verify_digest
+from paperbrief.text import estimate_tokens, shorten
+from paperbrief.write.notes import fulltext_note, strict_note, unverified_notes
+from paperbrief.write.strict import strict_brief, strict_day
+from paperbrief.write.verify import digest_checker, verify_digest
 
 EVIDENCE_TOKENS = 1200
 EVIDENCE_CHARS = 240
@@ -112,18 +116,20 @@ def writer_system_prompt(language: str) -> str:
 
 
 def evidence_block(document: Document, paper_text: str) -> str:
-    """Number-bearing evidence the budgeted text left out, within ``EVIDENCE_TOKENS``.
+    """Number-bearing evidence the paper text left out, within ``EVIDENCE_TOKENS``.
 
     Tables and sentences already in the text are skipped (the text shows where they are),
-    so the block adds locations for numbers the budget cut, at little cost.
+    so the block adds locations for numbers the budget cut, at little cost. A cell reads
+    ``Table 4 · <row> · <column>: <cell>``.
     """
     lines: list[str] = []
     used = 0
     for evidence in fulltext.evidence_index(document):
         label = evidence.location
-        if f"**{label}.**" in paper_text or evidence.text in paper_text:
-            continue
-        line = f"{label}: {evidence.text[:EVIDENCE_CHARS]}"
+        if not evidence.numbers or f"**{label}.**" in paper_text or evidence.text in paper_text:
+            continue  # (a sentence whose only number is part of a name adds nothing here)
+        joiner = " · " if evidence.cell else ": "
+        line = f"{label}{joiner}{evidence.text[:EVIDENCE_CHARS]}"
         cost = estimate_tokens(line)
         if used + cost > EVIDENCE_TOKENS:
             break
@@ -132,13 +138,60 @@ def evidence_block(document: Document, paper_text: str) -> str:
     return "\n".join(lines) or "(all in the text below)"
 
 
-def _figures_block(document: Document | None) -> str:
-    if document is None or not document.figures:
-        return "(none)"
-    return "\n".join(
-        f"{index}: {figure.label} {figure.caption[:200]}".strip()
-        for index, figure in enumerate(document.figures[:12])
-    )
+@dataclass(frozen=True)
+class PaperData:
+    """The paper-derived blocks of one deep-read prompt (all untrusted, all delimited)."""
+
+    source: str
+    figures: str
+    evidence: str
+    text: str
+
+
+def paper_data(document: Document | None, paper: Paper, tokens: int) -> PaperData:
+    """Exactly the paper text the writer is sent (``paperbrief read --prompt`` prints it)."""
+    if document is None or document.source in ("abstract", ""):
+        abstract = document.abstract if document is not None else paper.abstract
+        title = (document.title if document is not None else "") or paper.title
+        return PaperData(
+            "abstract", "(none)", f"Abstract: {abstract}", f"Title: {title}\n\nAbstract: {abstract}"
+        )
+    view = fulltext.writer_view(document, tokens)
+    return PaperData(document.source, view.figures, evidence_block(document, view.text), view.text)
+
+
+_PAPER_PART = "Figures available"  # where the paper-derived part of paper_brief.md starts
+
+
+def paper_prompt(document: Document, tokens: int) -> str:
+    """Exactly the paper-derived part of the deep-read prompt for ``document`` at ``tokens``
+    (figures, evidence and text blocks, delimited and defused as sent); what
+    ``paperbrief read --prompt`` prints so a reader can see what the model saw."""
+    paper = Paper(
+        id=document.arxiv_id, title=document.title, authors=document.authors,
+        abstract=document.abstract, categories=(), primary_category="",
+    )  # fmt: skip
+    user = _user_prompt(paper, data=paper_data(document, paper, tokens), context={})
+    return user[user.index(_PAPER_PART) :]
+
+
+def _user_prompt(paper: Paper, data: PaperData, context: dict[str, object]) -> str:
+    abstract_only = data.source == "abstract"
+    fields: dict[str, object] = {
+        "profile": "",
+        "pick_reason": "",
+        "line": "",
+        "stars": "",
+        "language_name": "",
+        **context,
+        "abstract_only_note": ABSTRACT_ONLY_NOTE if abstract_only else "",
+        "figures": prompts.defuse(data.figures),
+        "paper_id": paper.id,
+        "source": data.source,
+        "evidence": prompts.defuse(data.evidence),
+        "paper_text": prompts.defuse(data.text),
+    }
+    return prompts.load("paper_brief").substitute(fields)
 
 
 def paper_messages(
@@ -146,27 +199,17 @@ def paper_messages(
 ) -> list[dict[str, str]]:
     """The two messages of one deep read; exposed so tests and benchmarks can inspect them."""
     paper = scored.paper
-    abstract_only = document is None or document.source in ("abstract", "")
-    if abstract_only or document is None:
-        text = f"Title: {paper.title}\n\nAbstract: {paper.abstract}"
-        evidence = f"Abstract: {paper.abstract}"
-        source = "abstract"
-    else:
-        text = fulltext.budgeted_text(document, profile.llm.paper_text_tokens)
-        evidence = evidence_block(document, text)
-        source = document.source
-    user = prompts.load("paper_brief").substitute(
-        profile=prompts.describe_profile(profile),
-        pick_reason=prompts.defuse(scored.reason or "(none given)"),
-        line=scored.line or "(none)",
-        stars=scored.stars,
-        language_name=prompts.LANGUAGE_NAMES[language],
-        abstract_only_note=ABSTRACT_ONLY_NOTE if abstract_only else "",
-        figures=prompts.defuse(_figures_block(document)),
-        paper_id=paper.id,
-        source=source,
-        evidence=prompts.defuse(evidence),
-        paper_text=prompts.defuse(text),
+    data = paper_data(document, paper, profile.llm.paper_text_tokens)
+    user = _user_prompt(
+        paper,
+        data,
+        {
+            "profile": prompts.describe_profile(profile),
+            "pick_reason": prompts.defuse(scored.reason or "(none given)"),
+            "line": scored.line or "(none)",
+            "stars": scored.stars,
+            "language_name": prompts.LANGUAGE_NAMES[language],
+        },
     )
     return [
         {"role": "system", "content": writer_system_prompt(language)},
@@ -194,7 +237,10 @@ def brief_from_read(
 ) -> PaperBrief:
     """Turn the validated answer into the shared ``PaperBrief`` value."""
     abstract_only = document is None or document.source in ("abstract", "")
-    notes = (labels_for(language).abstract_only,) if abstract_only else ()
+    figure = _figure(read, document)
+    labels = labels_for(language)
+    # No document at all means the pipeline had only the listing's abstract to give.
+    note = fulltext_note(document, labels, figure is not None) if document else labels.abstract_only
     return PaperBrief(
         scored=scored,
         reason=read.reason or scored.reason,
@@ -210,11 +256,11 @@ def brief_from_read(
         implications=Implications(
             technique=read.technique, experiment=read.experiment, trend=read.trend
         ),
-        figure=_figure(read, document),
+        figure=figure,
         direction=read.direction,
         contribution=read.contribution,
         text_source="abstract" if abstract_only or document is None else document.source,
-        notes=notes,
+        notes=(note,) if note else (),
     )
 
 
@@ -280,11 +326,14 @@ def _pick_summary(brief: PaperBrief) -> dict[str, object]:
         "source": brief.text_source,
         "reason": brief.reason,
         "tldr": brief.tldr,
+        "problem": brief.problem,
         "insight": brief.insight,
         "contribution": brief.contribution,
         "results": [" | ".join(cell for cell in row if cell) for row in results],
+        "result_notes": list(brief.result_notes),
         "limitations": list(brief.limitations),
         "technique": brief.implications.technique if brief.implications else "",
+        "experiment": brief.implications.experiment if brief.implications else "",
     }
 
 
@@ -316,21 +365,26 @@ def _comparison(synthesis: DaySynthesis, briefs: Sequence[PaperBrief]) -> Compar
     return ComparisonTable(columns=tuple(names), rows=rows) if rows and count > 1 else None
 
 
-def unverified_notes(report: VerifyReport, language: str, limit: int = 8) -> tuple[str, ...]:
-    """Footer lines naming the numbers the verifier could not find, grouped by section."""
-    grouped: dict[tuple[str, str], list[str]] = {}
-    for claim in report.unverified:
-        texts = grouped.setdefault((claim.paper or "day", claim.section), [])
-        if claim.text not in texts:
-            texts.append(claim.text)
-    lead = labels_for(language).unverified_lead
-    notes = [
-        f"{lead}{paper} · {section}: {', '.join(texts)}"
-        for (paper, section), texts in grouped.items()
-    ]
-    if len(notes) > limit:
-        notes = [*notes[:limit], f"… +{len(notes) - limit}"]
-    return tuple(notes)
+def _draft(
+    briefs: Sequence[PaperBrief],
+    profile: Profile,
+    language: str,
+    digest_date: date,
+    listing_day: date,
+    papers_considered: int,
+) -> Digest:
+    """The day's digest around its briefs, before the synthesis fills the day-level parts."""
+    separator = labels_for(language).separator
+    return Digest(
+        digest_date=digest_date,
+        listing_day=listing_day,
+        language=language,
+        title=profile.output.title.format(date=digest_date.isoformat()),
+        description=profile.output.description
+        or shorten(separator.join(b.paper.title for b in briefs), 150),
+        briefs=tuple(briefs),
+        papers_considered=papers_considered,
+    )
 
 
 def write_day_llm(
@@ -347,17 +401,25 @@ def write_day_llm(
 ) -> Digest:
     """The day's digest: one synthesis call over the briefs, then number verification.
 
-    With ``strict`` (or ``[llm] strict_numbers``) unsupported claims are dropped from the
-    briefs (``verify.drop_unsupported``) before the day is written, so the synthesis never
-    sees them.
+    With ``strict`` (or ``[llm] strict_numbers``) the unit around each unsupported number
+    (its parenthesis, clause or table cell) is cut from the briefs before the day is written,
+    so the synthesis never sees it, and from the day-level parts after; the footer says how
+    many were removed (``write.strict``).
     """
 
     language = language or profile.language
+    labels = labels_for(language)
     documents = documents or {}
     briefs = list(briefs)
     known = [prompts.describe_profile(profile)]  # the reader's own numbers are not paper claims
-    if strict or profile.llm.strict_numbers:
-        briefs = [drop_unsupported(b, documents.get(b.paper.id), known) for b in briefs]
+    strict = strict or profile.llm.strict_numbers
+    removed = 0
+    if strict:
+        before = _draft(briefs, profile, language, digest_date, listing_day, papers_considered)
+        checker = digest_checker(before, documents, known)
+        cut = [strict_brief(brief, checker) for brief in briefs]
+        briefs = [brief for brief, _ in cut]
+        removed = sum(count for _, count in cut)
     synthesis = client.complete_json(
         "writer-day",
         day_messages(briefs, profile, language, papers_considered),
@@ -365,25 +427,19 @@ def write_day_llm(
         max_tokens=profile.llm.writer_max_tokens,
     )
     comparison = _comparison(synthesis, briefs)
-    separator = labels_for(language).separator
-    digest = Digest(
-        digest_date=digest_date,
-        listing_day=listing_day,
-        language=language,
-        title=profile.output.title.format(date=digest_date.isoformat()),
-        description=profile.output.description
-        or separator.join(b.paper.title for b in briefs)[:150],
-        briefs=tuple(briefs),
+    digest = dataclasses.replace(
+        _draft(briefs, profile, language, digest_date, listing_day, papers_considered),
         summary=synthesis.summary,
         theme_title=synthesis.theme_title,
         theme=synthesis.theme,
         comparisons=(comparison,) if comparison else (),
         closing=synthesis.closing,
-        papers_considered=papers_considered,
     )
+    if strict:
+        digest, cut_day = strict_day(digest, digest_checker(digest, documents, known))
+        removed += cut_day
     report = verify_digest(digest, documents, known)
     usage = client.usage().values()
-    notes = unverified_notes(report, language)
     provenance = Provenance(
         writer=client.model_for("writer"),
         sources={b.paper.id: b.text_source for b in briefs},
@@ -393,6 +449,6 @@ def write_day_llm(
         prompt_tokens=sum(u.prompt_tokens + u.cached_prompt_tokens for u in usage),
         completion_tokens=sum(u.completion_tokens + u.cached_completion_tokens for u in usage),
         cost=round(sum(u.cost + u.cached_cost for u in usage), 6),
-        notes=notes,
+        notes=(*strict_note(removed, labels), *unverified_notes(report, labels)),
     )
     return dataclasses.replace(digest, provenance=provenance)

@@ -7,6 +7,7 @@ terms, stars). Sections it cannot fill honestly stay empty, and the renderer lea
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
@@ -24,8 +25,9 @@ from paperbrief.models import (
     TableData,
 )
 from paperbrief.profile import Profile
-from paperbrief.text import reported_numbers, shorten
-from paperbrief.write.extract import classify_abstract, standalone
+from paperbrief.text import clean_tex, find_numbers, reported_numbers, shorten
+from paperbrief.write.extract import classify_abstract, is_finding, standalone
+from paperbrief.write.notes import fulltext_note
 
 NOT_FETCHED = "not-fetched"  # text_source when the full text was not even tried (offline)
 MAX_TABLE_ROWS = 12
@@ -50,14 +52,50 @@ def _table_data(table: fulltext.document.Table) -> TableData | None:
     if not data.rows:
         return None
     return TableData(
-        header=data.header[:MAX_TABLE_COLUMNS],
-        rows=tuple(row[:MAX_TABLE_COLUMNS] for row in data.rows[:MAX_TABLE_ROWS]),
-        caption=shorten(data.caption, 200),
+        header=tuple(clean_tex(h) for h in data.header[:MAX_TABLE_COLUMNS]),
+        rows=tuple(
+            tuple(clean_tex(cell) for cell in row[:MAX_TABLE_COLUMNS])
+            for row in data.rows[:MAX_TABLE_ROWS]
+        ),
+        caption=shorten(clean_tex(data.caption), 200),
     )
 
 
-def _from_fulltext(document: Document) -> dict[str, object]:
-    """Fields the full text can fill: figure, results table, section sentences."""
+def _key(sentence: str) -> str:
+    """A sentence folded for "already printed?": letters and digits only, lower case (the
+    abstract and the body often repeat a sentence with other spacing or hyphenation)."""
+    return "".join(char for char in sentence.lower() if char.isalnum())
+
+
+def _unused(sentences: list[str], used: set[str], limit: int) -> list[str]:
+    """Up to ``limit`` sentences not printed elsewhere in the brief (then marked used)."""
+    out: list[str] = []
+    for sentence in sentences:
+        key = _key(sentence)
+        if key in used or len(out) >= limit:
+            continue
+        used.add(key)
+        out.append(sentence)
+    return out
+
+
+_SIGNPOST = re.compile(
+    r"^(?:in this (?:section|chapter|part)|this section|in the (?:following|next|remainder)|"
+    r"we now|here,? we|next,? we|as (?:shown|illustrated|described) (?:in|above)|"
+    r"see (?:figure|table|section))",
+    re.IGNORECASE,
+)
+
+
+def _substantive(sentence: str) -> bool:
+    """A sentence that says something on its own: not a signpost ("In this section, we …"),
+    not a fragment."""
+    return len(sentence) >= 40 and not _SIGNPOST.match(sentence)
+
+
+def _from_fulltext(document: Document, used: set[str]) -> dict[str, object]:
+    """Fields the full text can fill: figure, results table, section sentences. Sentences
+    already printed (``used``) are not printed again."""
     fields: dict[str, object] = {}
     figure = fulltext.choose_figure(document)
     if figure is not None:
@@ -68,13 +106,20 @@ def _from_fulltext(document: Document) -> dict[str, object]:
         if data is not None:
             fields["results"] = data
             break
-    problem = fulltext.section_sentences(document, "problem")[:3]
+    problem = _unused(fulltext.section_sentences(document, "problem"), used, 3)
     if problem:
         fields["problem"] = " ".join(problem)
-    method = fulltext.section_sentences(document, "method")[:5]
+    method = [s for s in fulltext.section_sentences(document, "method") if _substantive(s)]
+    method = _unused(method, used, 5)
     if method:
         fields["steps"] = tuple(shorten(s, 400) for s in method)
-    limitations = fulltext.section_sentences(document, "limitations")[:3]
+    findings = [
+        s for s in fulltext.section_sentences(document, "results") if is_finding(s) and len(s) < 600
+    ]
+    findings = _unused(findings, used, 3)
+    if findings:
+        fields["result_notes_fulltext"] = tuple(shorten(s, 400) for s in findings)
+    limitations = _unused(fulltext.section_sentences(document, "limitations"), used, 3)
     if limitations:
         fields["limitations"] = tuple(shorten(s, 400) for s in limitations)
     return fields
@@ -83,12 +128,21 @@ def _from_fulltext(document: Document) -> dict[str, object]:
 def write_brief_offline(
     scored: ScoredPaper, document: Document | None, profile: Profile
 ) -> PaperBrief:
-    """Write one pick's brief from its abstract (and full text when there is one)."""
+    """Write one pick's brief from its abstract (and full text when there is one).
+
+    Every sentence is printed once: the TL;DR's sentences are not repeated under the method
+    or the results, and "numbers reported" lists only number sentences shown nowhere else.
+    Only findings go under the results; TeX is read as text.
+    """
     language = profile.language
     labels = labels_for(language)
     paper = scored.paper
     parts = classify_abstract(paper.abstract)
     has_fulltext = document is not None and document.source not in ("abstract", "")
+    used = {
+        _key(s)
+        for s in (*parts.tldr, *parts.problem, *parts.method, *parts.results, *parts.numbers)
+    }
     fields: dict[str, object] = {
         "tldr": " ".join(parts.tldr),
         "problem": " ".join(parts.problem),
@@ -97,37 +151,47 @@ def write_brief_offline(
         "reported_numbers": parts.numbers,
     }
     if has_fulltext and document is not None:
-        fields.update(_from_fulltext(document))
-    key_sentence = next((s for s in parts.results if reported_numbers(s)), "") or (
-        parts.method[0] if parts.method else (parts.tldr[0] if parts.tldr else paper.title)
+        extra = _from_fulltext(document, used)
+        notes_from_paper = extra.pop("result_notes_fulltext", ())
+        fields.update(extra)
+        fields["result_notes"] = (*parts.results, *notes_from_paper)  # type: ignore[misc]
+    key_sentence = next((s for s in (*parts.results, *parts.tldr) if reported_numbers(s)), "") or (
+        parts.tldr[0] if parts.tldr else paper.title
     )
-    if has_fulltext:
-        notes = []
-    else:
-        notes = [labels.not_fetched if document is None else labels.abstract_only]
-    if has_fulltext and document is not None and document.flags:
-        flags = ", ".join(document.flags[:4])
-        notes.append(f"{labels.source_label}{labels.colon}{document.source} ({flags})")
+    note = fulltext_note(document, labels, bool(fields.get("figure")))
     return PaperBrief(
         scored=scored,
         reason=_reason(scored, language),
         direction=scored.line or paper.primary_category,
         contribution=shorten(standalone(key_sentence), 160),
         text_source=document.source if document is not None else NOT_FETCHED,
-        notes=tuple(notes),
+        notes=(note,) if note else (),
         **fields,  # type: ignore[arg-type]
     )
 
 
+def _key_numbers(brief: PaperBrief) -> str:
+    """The numbers a brief's abstract sentences report, as written (for the comparison)."""
+    sentences = (*brief.result_notes, *brief.reported_numbers, brief.tldr)
+    numbers: list[str] = []
+    for sentence in sentences:
+        for mention in find_numbers(sentence):
+            significant = mention.unit or mention.decimals or mention.value > 10
+            stated = mention.kind == "value" and mention.standalone and significant
+            if stated and mention.text not in numbers:
+                numbers.append(mention.text)
+    return ", ".join(numbers[:5])
+
+
 def _comparison(briefs: Sequence[PaperBrief], language: str) -> ComparisonTable:
     labels = labels_for(language)
-    columns = tuple(shorten(b.paper.title, 40) for b in briefs)
+    columns = tuple(shorten(b.paper.title.split(":", 1)[0], 40) for b in briefs)
     rows: list[tuple[str, tuple[str, ...]]] = [
         (labels.line, tuple(b.direction for b in briefs)),
         (labels.stars, tuple(stars_text(b.scored.stars) for b in briefs)),
-        (labels.col_contribution, tuple(shorten(b.method or b.tldr, 90) for b in briefs)),
+        (labels.key_numbers, tuple(_key_numbers(b) for b in briefs)),
         (labels.matched_terms, tuple(", ".join(b.scored.matched_terms[:4]) for b in briefs)),
-        (labels.source_label, tuple(b.text_source for b in briefs)),
+        (labels.source_label, tuple(labels.source_name(b.text_source) for b in briefs)),
     ]
     rows = [row for row in rows if any(cell.strip() for cell in row[1])]
     return ComparisonTable(columns=columns, rows=tuple(rows))

@@ -1,52 +1,78 @@
 """The verifier: is every number a digest states traceable to the paper it is about?
 
-Checked sections: TL;DR, key results (table), reading the results, the day's summary and the
-overview table (labels from ``labels.py``, both languages). A number is *supported* when
-the paper (its evidence index, tables, text, abstract or title) contains the same value,
-after normalising the forms a writer may use for it:
+Every section that carries numbers is checked (``claims.py`` says which numbers are claims
+and which section each belongs to). A claim is *supported* when its source holds the same
+quantity (``Pool.supports``):
 
-* ``29.5%`` = ``29.5pp`` = ``29.5 points`` = ``0.295``; ``2.01×`` = ``2.01x`` = ``2.01``;
-  ``1,234`` = ``1234``; a sign is ignored (``-3.2`` = ``3.2``);
-* a digest number with fewer decimals than the paper matches the paper's value rounded to
-  that many decimals (``29.5`` is supported by ``29.53``).
+* units must agree: ``41.3%`` is matched by 41.3% (or 41.3 pp / points), by a cell under a
+  "%" column, or by a bare number over 1 whose unit the paper leaves open (an "Acc." cell);
+  ``7.36 秒`` by 7.36 seconds, never 7.36 minutes; ``$4.6`` by $4.6; ``31 million`` by
+  31 million (or 31,000,000 or 3100 万), never by a bare 31;
+* ×100 / ÷100 only where the units make it the same quantity: a percentage and a fraction
+  (``74%`` = ``0.74``), never a percentage and a count (``35%`` ≠ ``[35]`` or 35 runs);
+* a bare claim (no unit) is matched by the same written number with any unit;
+* the digest may round the paper's value, never add precision (``29.5`` ⇐ ``29.53``);
+* a value is never supported by a standard error (``2.45%`` ≠ SE ``0.0245``), a citation
+  marker, a year, a reference to a table/section/figure/page, a ratio such as ``24/7`` or a
+  number inside a quoted example prompt (see ``fulltext.evidence_index``).
 
-Not treated as claims: figure/table/section references (``Table 2``, ``表 3``), years,
-dates, identifiers glued to letters (``GPT-4``, ``Qwen2.5``, ``F1``), arXiv ids, and bare
-integers up to 10 without a unit (counts such as "3 篇"). Day-level sections (summary) are
-checked against every paper of the day; overview rows against the paper they link to.
+Sources: a brief's sections are checked against its paper (evidence index and title) and
+the reader's profile (``known``: their own findings are not claims about the paper). A
+day-level sentence (summary, theme, closing) is checked against the papers it names (by id,
+title or short name) — or every pick when it names none — plus the day's own facts (papers
+considered, picks). Lookups are binary searches over sorted values, so a check is
+O(n log n) in the digest's and the papers' numbers.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from paperbrief import fulltext
 from paperbrief.fulltext.document import Document
-from paperbrief.labels import LABELS
 from paperbrief.models import Digest, PaperBrief
-from paperbrief.text import find_numbers, join_clauses, shorten, split_clauses
-
-DAY = ""  # the "paper" of a day-level section: any paper of the day may support it
-
-_REFERENCE_BEFORE = re.compile(
-    r"(?:Table|Tab\.|Figure|Fig\.|Section|Sec\.|§|Eq\.|Equation|Appendix|Algorithm|Line|"
-    r"Limitation|Step|Lemma|Theorem|RQ|表|图|第|局限|步骤)\s*$",
-    re.IGNORECASE,
+from paperbrief.text import NumberMention, find_numbers, shorten
+from paperbrief.text.numbers import UNIT_DIMENSIONS
+from paperbrief.write.claims import (
+    DAY,
+    Chunk,
+    MarkdownDigest,
+    brief_chunks,
+    claims_in,
+    clause_spans,
+    covered_papers,
+    digest_chunks,
+    name_key,
+    paper_names,
+    read_markdown,
+    segment_spans,
 )
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_ARXIV_ID = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})", re.IGNORECASE)
-_ABS_LINK = re.compile(r"arxiv\.org/abs/(\d{4}\.\d{4,5})")
+
+__all__ = [
+    "Checker",
+    "NumberClaim",
+    "Pool",
+    "VerifyReport",
+    "claims_in",
+    "covered_papers",
+    "markdown_checker",
+    "paper_pool",
+    "verify_brief",
+    "verify_digest",
+    "verify_markdown",
+]
 
 
 @dataclass(frozen=True)
 class NumberClaim:
     paper: str  # arXiv id, or "" for a day-level section
-    section: str  # label key: tldr, results, result_notes, summary, overview
+    section: str  # e.g. tldr, results, result_notes, summary, comparison
     text: str  # the number as written, e.g. "29.5%"
     context: str  # the sentence or cell it sits in (shortened)
+    line: int = 0  # line of the rendered digest (0 when checked before rendering)
 
 
 @dataclass(frozen=True)
@@ -71,117 +97,223 @@ class VerifyReport:
         }
 
 
-# ------------------------------------------------------------------- numbers
-@dataclass(frozen=True)
-class _Value:
-    mantissa: float
-    decimals: int
+# ---------------------------------------------------------------------- pools
+class _Sorted:
+    """A sorted multiset of floats with a half-open range query."""
+
+    def __init__(self) -> None:
+        self.values: list[float] = []
+        self.dirty = False
+
+    def add(self, value: float) -> None:
+        self.values.append(value)
+        self.dirty = True
+
+    def extend(self, other: _Sorted) -> None:
+        self.values.extend(other.values)
+        self.dirty = True
+
+    def any_in(self, low: float, high: float) -> bool:
+        if self.dirty:
+            self.values.sort()
+            self.dirty = False
+        index = bisect_left(self.values, low)
+        return index < len(self.values) and self.values[index] < high
 
 
-def claims_in(text: str) -> list[tuple[str, _Value]]:
-    """The number claims of a piece of digest text, as written and as values."""
-    plain = _LINK.sub(r"\1", text)
-    plain = _ARXIV_ID.sub("", plain)
-    found: list[tuple[str, _Value]] = []
-    for mention in find_numbers(plain):
-        if mention.in_name or _REFERENCE_BEFORE.search(plain[: mention.start]):
-            continue  # GPT-4, Qwen2.5, 2026-05-24, ranges such as 3-8; Table 2, 第 3 步
-        after = plain[mention.end : mention.end + 1]
-        if not mention.unit and (
-            after.isalpha() and after.isascii() or after == "-" and not mention.decimals
-        ):
-            continue  # 3rd, 4o, 2D, 7-Eleven
-        if not mention.decimals and not mention.unit:
-            if mention.value <= 10 and not mention.grouped:
-                continue
-            if mention.is_year:
-                continue
-        found.append((mention.text, _Value(mention.value, mention.decimals)))
-    return found
+class Pool:
+    """The quantities a source states: a paper, the reader's profile, the day's facts."""
 
+    def __init__(self) -> None:
+        self.by_dimension: dict[str, _Sorted] = {}  # base quantities of values
+        self.written = _Sorted()  # written magnitudes of values (any unit)
+        self.errors: Pool | None = None  # standard errors and spreads, kept apart
+        self.unitless = _Sorted()  # bare numbers over 1 of unknown unit (table cells, decimals)
+        self.as_percent = _Sorted()  # bare fractions ≤ 1, times 100
+        self.as_fraction = _Sorted()  # percentages, divided by 100
 
-def _paper_values(numbers: Iterable[str]) -> set[float]:
-    values: set[float] = set()
-    for raw in numbers:
-        for mention in find_numbers(raw):
-            value = mention.value
-            values.update({value, value * 100, value / 100})
-    return values
+    def add(self, mention: NumberMention, *, cell: bool = False) -> None:
+        if mention.kind == "error":
+            if self.errors is None:
+                self.errors = Pool()
+            self.errors.add(dataclasses.replace(mention, kind="value"))
+            return
+        if mention.kind != "value":
+            return
+        self.by_dimension.setdefault(mention.dimension, _Sorted()).add(mention.quantity)
+        if mention.in_name:
+            return  # "Llama-3.1-70B" states 70B, not a bare 70 or 3.1
+        self.written.add(mention.value)
+        bare = not mention.unit and mention.scale == 1.0
+        if bare and (cell or mention.decimals) and mention.value > 1:
+            # "85.3" in an "Acc." column may be a percentage or a speedup; "0.14" is a
+            # fraction, so "0.14%" is a different quantity (it can match "14%" only).
+            self.unitless.add(mention.value)
+        if bare and mention.decimals and 0 < mention.value <= 1:
+            self.as_percent.add(mention.value * 100)
+        if mention.dimension == "percent":
+            self.as_fraction.add(mention.value / 100)
 
+    def add_text(self, text: str) -> None:
+        for mention in find_numbers(text):
+            self.add(mention)
 
-def _supported(claim: _Value, pool: set[float]) -> bool:
-    target = round(claim.mantissa, claim.decimals)
-    tolerance = 0.5 * 10 ** (-claim.decimals) + 1e-9
-    for value in pool:
-        if abs(value - claim.mantissa) < 1e-9:
+    def merge(self, *others: Pool) -> Pool:
+        merged = Pool()
+        for pool in (self, *others):
+            for dimension, values in pool.by_dimension.items():
+                merged.by_dimension.setdefault(dimension, _Sorted()).extend(values)
+            for name in ("written", "unitless", "as_percent", "as_fraction"):
+                getattr(merged, name).extend(getattr(pool, name))
+        errors = [pool.errors for pool in (self, *others) if pool.errors is not None]
+        if errors:
+            merged.errors = Pool().merge(*errors)
+        return merged
+
+    def supports(self, claim: NumberMention) -> bool:
+        """Whether this source states the quantity ``claim`` states (module docstring)."""
+        half = 0.5 * 10 ** (-claim.decimals)
+        low, high = claim.value - half, claim.value + half
+        low, high = low - 1e-9 * abs(low) - 1e-12, high - 1e-9 * abs(high)
+
+        def near(values: _Sorted, factor: float = 1.0) -> bool:
+            return values.any_in(low * factor, high * factor)
+
+        if claim.kind == "error":
+            # A spread is matched as a spread, with its unit; or by the same value stated.
+            as_value = dataclasses.replace(claim, kind="value")
+            spread = self.errors is not None and self.errors.supports(as_value)
+            return spread or self.supports(as_value)
+        bare = not claim.unit and claim.scale == 1.0
+        if bare:
+            fraction = claim.decimals > 0 and claim.value <= 1
+            return near(self.written) or (fraction and near(self.as_fraction))
+        factor = claim.scale * UNIT_DIMENSIONS[claim.unit][1]
+        dimension = claim.dimension
+        if near(self.by_dimension.get(dimension, _Sorted()), factor):
             return True
-        # The digest may round the paper's value, never the other way round.
-        if abs(value - target) < tolerance and abs(round(value, claim.decimals) - target) < 1e-9:
+        if dimension not in ("percent", "times") or claim.scale != 1.0:
+            return False  # "31 million" needs 31 million; "7.36 分钟" needs minutes
+        if near(self.unitless):
             return True
-    return False
+        return dimension == "percent" and near(self.as_percent)
 
 
-def document_numbers(document: Document | None, abstract: str = "", title: str = "") -> set[float]:
-    """Every value the paper supports (evidence index, tables, text, abstract, title)."""
-    texts: list[str] = [abstract, title]
+def paper_pool(document: Document | None, title: str = "", abstract: str = "") -> Pool:
+    """Every quantity the paper supports: its evidence index, title and abstract."""
+    pool = Pool()
     if document is not None:
-        texts += [document.abstract, document.title]
         for evidence in fulltext.evidence_index(document):
-            texts.append(evidence.text)
-            texts.extend(evidence.numbers)
-        for section in document.sections:
-            texts.extend(section.paragraphs)
-        for table in document.tables:
-            texts.append(table.caption)
-            texts.extend(cell for row in table.rows for cell in row)
-    return _paper_values(texts)
+            for mention in evidence.mentions:
+                pool.add(mention, cell=evidence.cell)
+        title = title or document.title
+    elif abstract:
+        for evidence in fulltext.evidence_index(Document("", title, (), abstract)):
+            for mention in evidence.mentions:
+                pool.add(mention)
+    for mention in find_numbers(title):
+        pool.add(mention)
+    return pool
 
 
-# ------------------------------------------------------------------ checking
-def _check(
-    chunks: Iterable[tuple[str, str, str]],
-    pools: Mapping[str, set[float]],
-    papers: tuple[str, ...],
-    missing: tuple[str, ...] = (),
-    known: Iterable[str] = (),
-) -> VerifyReport:
-    known_pool = _paper_values(known)
-    day_pool: set[float] = set().union(known_pool, *pools.values())
-    total = 0
-    unverified: list[NumberClaim] = []
-    for paper, section, text in chunks:
-        pool = day_pool if paper == DAY else pools.get(paper, set()) | known_pool
-        for written, value in claims_in(text):
-            total += 1
-            if not _supported(value, pool):
-                unverified.append(NumberClaim(paper, section, written, shorten(text, 160)))
-    return VerifyReport(total, total - len(unverified), tuple(unverified), papers, missing)
+def known_pool(known: Iterable[str]) -> Pool:
+    pool = Pool()
+    for text in known:
+        pool.add_text(text)
+    return pool
 
 
-def _brief_chunks(brief: PaperBrief) -> list[tuple[str, str, str]]:
-    paper = brief.paper.id
-    chunks = [(paper, "tldr", brief.tldr), (paper, "overview", brief.contribution)]
-    if brief.results is not None:
-        chunks += [(paper, "results", " | ".join(row)) for row in brief.results.rows]
-    chunks += [(paper, "result_notes", note) for note in brief.result_notes]
-    return chunks
+def day_facts(papers_considered: int, picks: int) -> Pool:
+    """The day's own numbers: papers considered and picked."""
+    pool = Pool()
+    pool.add_text(f"{papers_considered} {picks}")
+    return pool
 
 
-def _pools_for(
-    briefs: Iterable[PaperBrief], documents: Mapping[str, Document]
-) -> dict[str, set[float]]:
+# -------------------------------------------------------------------- checking
+@dataclass
+class Checker:
+    """Checks chunks against their sources; reusable by verify and strict mode."""
+
+    pools: Mapping[str, Pool]
+    known: Pool
+    facts: Pool
+    names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._cache: dict[tuple[str, ...], Pool] = {}
+
+    def _pool(self, papers: tuple[str, ...]) -> Pool:
+        if papers not in self._cache:
+            self._cache[papers] = Pool().merge(
+                *(self.pools.get(p, Pool()) for p in papers), self.known, self.facts
+            )
+        return self._cache[papers]
+
+    def _named(self, clause: str) -> tuple[str, ...]:
+        key = name_key(clause)
+        return tuple(
+            paper for paper, forms in self.names.items() if any(form in key for form in forms)
+        )
+
+    def unsupported(self, chunk: Chunk) -> list[tuple[NumberMention, tuple[int, int]]]:
+        """Each unsupported claim of ``chunk`` with the span of the clause it sits in."""
+        claims = claims_in(chunk.text, chunk.section)
+        if not claims:
+            return []
+        found = []
+        spans = segment_spans(chunk.text) if chunk.paper == DAY else clause_spans(chunk.text)
+        everyone = tuple(self.pools)
+        for claim in claims:
+            start, end, clause = next(
+                ((s, e, c) for s, e, c in spans if s <= claim.start < e),
+                (0, len(chunk.text), chunk.text),
+            )
+            papers = (self._named(clause) or everyone) if chunk.paper == DAY else (chunk.paper,)
+            if not self._pool(papers).supports(claim):
+                found.append((claim, (start, end)))
+        return found
+
+    def check(self, chunks: Iterable[Chunk]) -> tuple[int, list[NumberClaim]]:
+        total = 0
+        unverified: list[NumberClaim] = []
+        for chunk in chunks:
+            total += len(claims_in(chunk.text, chunk.section))
+            for claim, _ in self.unsupported(chunk):
+                context = shorten(chunk.text, 160)
+                unverified.append(
+                    NumberClaim(chunk.paper, chunk.section, claim.text, context, chunk.line)
+                )
+        return total, unverified
+
+
+def _pools_for(briefs: Iterable[PaperBrief], documents: Mapping[str, Document]) -> dict[str, Pool]:
     return {
-        b.paper.id: document_numbers(documents.get(b.paper.id), b.paper.abstract, b.paper.title)
+        b.paper.id: paper_pool(documents.get(b.paper.id), b.paper.title, b.paper.abstract)
         for b in briefs
     }
+
+
+def digest_checker(
+    digest: Digest, documents: Mapping[str, Document], known: Iterable[str] = ()
+) -> Checker:
+    """The checker of a structured digest: its papers, the reader, the day's facts."""
+    return Checker(
+        pools=_pools_for(digest.briefs, documents),
+        known=known_pool(known),
+        facts=day_facts(digest.papers_considered, len(digest.briefs)),
+        names=paper_names(digest),
+    )
 
 
 def verify_brief(
     brief: PaperBrief, document: Document | None, known: Iterable[str] = ()
 ) -> VerifyReport:
-    """Check one brief's TL;DR, results, result notes and overview line."""
-    pools = _pools_for([brief], {brief.paper.id: document} if document else {})
-    return _check(_brief_chunks(brief), pools, (brief.paper.id,), known=known)
+    """Check every section of one brief against its paper (and the reader's profile)."""
+    checker = Checker(_pools_for([brief], {brief.paper.id: document} if document else {}),
+                      known_pool(known), Pool())  # fmt: skip
+    total, unverified = checker.check(brief_chunks(brief))
+    return VerifyReport(total, total - len(unverified), tuple(unverified), (brief.paper.id,))
 
 
 def verify_digest(
@@ -192,112 +324,20 @@ def verify_digest(
     ``known`` are texts whose numbers are accepted everywhere (the reader's profile: their
     own findings are not claims about the paper).
     """
-    chunks = [(DAY, "summary", digest.summary)]
-    for brief in digest.briefs:
-        chunks += _brief_chunks(brief)
-    pools = _pools_for(digest.briefs, documents)
-    return _check(chunks, pools, tuple(b.paper.id for b in digest.briefs), known=known)
+    checker = digest_checker(digest, documents, known)
+    total, unverified = checker.check(digest_chunks(digest))
+    papers = tuple(b.paper.id for b in digest.briefs)
+    return VerifyReport(total, total - len(unverified), tuple(unverified), papers)
 
 
-def drop_unsupported(
-    brief: PaperBrief, document: Document | None, known: Iterable[str] = ()
-) -> PaperBrief:
-    """``--strict``: remove result rows, notes and sentences whose numbers are unsupported."""
-    pool = document_numbers(document, brief.paper.abstract, brief.paper.title)
-    pool |= _paper_values(known)
-
-    def fine(text: str) -> bool:
-        return all(_supported(value, pool) for _, value in claims_in(text))
-
-    def keep_sentences(text: str) -> str:
-        return join_clauses([clause for clause in split_clauses(text) if fine(clause)])
-
-    results = brief.results
-    if results is not None:
-        rows = tuple(row for row in results.rows if fine(" | ".join(row)))
-        results = dataclasses.replace(results, rows=rows) if rows else None
-    changed = dataclasses.replace(
-        brief,
-        tldr=keep_sentences(brief.tldr),
-        contribution=keep_sentences(brief.contribution),
-        results=results,
-        result_notes=tuple(note for note in brief.result_notes if fine(note)),
-    )
-    if changed != brief:
-        note = "strict: claims with numbers not found in the paper were removed"
-        changed = dataclasses.replace(changed, notes=(*changed.notes, note))
-    return changed
-
-
-# ------------------------------------------------------------------ Markdown
-def _heading_keys(level: str) -> dict[str, str]:
-    """Heading text -> label key, for every language of the label table."""
-    keys = {"##": ("summary", "overview"), "####": ("tldr", "results")}[level]
-    return {getattr(labels, key): key for labels in LABELS.values() for key in keys}
-
-
-def covered_papers(markdown: str) -> list[str]:
-    """arXiv ids of the picks a digest covers (``###`` heading followed by the 📌 line)."""
-    ids: list[str] = []
-    after_heading = False
-    for line in markdown.splitlines():
-        if line.startswith("### "):
-            after_heading = True
-        elif after_heading and line.strip():
-            match = _ARXIV_ID.search(line) if "📌" in line else None
-            if match and match.group(1) not in ids:
-                ids.append(match.group(1))
-            if "📌" in line:
-                after_heading = False
-    return ids
-
-
-def markdown_chunks(markdown: str) -> list[tuple[str, str, str]]:
-    """(paper, section, text) for every checked section of a rendered digest."""
-    h2_keys, h4_keys = _heading_keys("##"), _heading_keys("####")
-    notes_labels = {labels.result_notes for labels in LABELS.values()}
-    chunks: list[tuple[str, str, str]] = []
-    day_section = ""
-    paper = ""
-    section = ""
-    for line in markdown.splitlines():
-        stripped = line.strip()
-        if line.startswith("## "):
-            heading = line[3:].strip()
-            day_section = next((k for t, k in h2_keys.items() if heading.startswith(t)), "")
-            paper, section = "", ""
-            continue
-        if line.startswith("### "):
-            day_section, section, paper = "", "", "?"
-            continue
-        if "📌" in line and paper == "?":
-            match = _ARXIV_ID.search(line)
-            paper = match.group(1) if match else "?"
-            continue
-        if line.startswith("#### "):
-            section = h4_keys.get(line[5:].strip(), "")
-            continue
-        if section == "results" and any(f"**{label}**" in stripped for label in notes_labels):
-            section = "result_notes"
-            stripped = re.sub(r"\*\*[^*]+\*\*[:：]?", "", stripped, count=1)
-        if not stripped or set(stripped) <= set("|-: "):
-            continue
-        if day_section == "overview":
-            link = _ABS_LINK.search(stripped)
-            label_row = any(labels.col_paper in stripped for labels in LABELS.values())
-            if link and not label_row:
-                chunks.append((link.group(1), "overview", _overview_cells(stripped)))
-        elif day_section == "summary":
-            chunks.append((DAY, "summary", stripped))
-        elif paper not in ("", "?") and section:
-            chunks.append((paper, section, stripped))
-    return chunks
-
-
-def _overview_cells(row: str) -> str:
-    """The overview row without its title cell (titles carry model names, not claims)."""
-    cells = [cell.strip() for cell in row.strip("|").split("|")]
-    return " | ".join(cells[1:])
+def markdown_checker(
+    read: MarkdownDigest, documents: Mapping[str, Document], known: Iterable[str] = ()
+) -> Checker:
+    """The checker of a rendered digest: the papers it covers, the reader, its day's facts
+    (papers considered, read from its provenance footer, and its number of picks)."""
+    pools = {paper: paper_pool(documents.get(paper)) for paper in read.papers}
+    facts = day_facts(read.papers_considered, len(read.papers))
+    return Checker(pools, known_pool(known), facts, read.names)
 
 
 def verify_markdown(
@@ -307,7 +347,8 @@ def verify_markdown(
 
     ``known``: texts whose numbers are accepted everywhere (e.g. the reader's profile).
     """
-    papers = tuple(covered_papers(markdown))
-    pools = {paper: document_numbers(documents.get(paper)) for paper in papers}
-    missing = tuple(paper for paper in papers if paper not in documents)
-    return _check(markdown_chunks(markdown), pools, papers, missing, known=known)
+    read = read_markdown(markdown)
+    checker = markdown_checker(read, documents, known)
+    total, unverified = checker.check(read.chunks)
+    missing = tuple(paper for paper in read.papers if paper not in documents)
+    return VerifyReport(total, total - len(unverified), tuple(unverified), read.papers, missing)

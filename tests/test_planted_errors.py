@@ -1,0 +1,97 @@
+"""The planted-error benchmark as a test: paperbrief's own honest digests verify with no
+false alarm, and wrong numbers of every kind, planted in every section that carries
+numbers, are caught (benchmarks/verify_bench.py prints the same figures, plus the demo)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from paperbrief.cli.verifying import load_documents
+from paperbrief.pipeline import RunOptions, run_day
+from paperbrief.profile import load_profile
+from paperbrief.services import Services
+from paperbrief.store import open_store
+from paperbrief.write.claims import read_markdown
+from paperbrief.write.verify import markdown_checker, verify_markdown
+from tests.support import EXAMPLE_PROFILE, FIXTURES, model_answers
+from tests.support.digests import HonestDigest, llm_digests, offline_fulltext_digest
+from tests.support.planted import KINDS, plant_all, score
+
+pytestmark = pytest.mark.slow
+KNOWN = model_answers.known()
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory, pipeline_vectors) -> list[HonestDigest]:
+    """The LLM path with the shared answers and the field-experiment answer, the offline
+    writer on full texts, and the offline pipeline's own digest of a real listing day."""
+    folder = tmp_path_factory.mktemp("pipeline")
+    with open_store(folder / "paperbrief.db") as store:
+        pipeline_vectors.seed(store)
+        profile = load_profile(EXAMPLE_PROFILE)
+        result = run_day(
+            store,
+            profile,
+            RunOptions(listing_file=FIXTURES / "pipeline" / "2026-05-22.jsonl", out_dir=folder),
+            Services.build(profile, store, offline=True, encoder=pipeline_vectors.encoder),
+            today=date(2026, 5, 23),
+        )
+        markdown = Path(result.files["markdown"]).read_text(encoding="utf-8")
+        docs = load_documents(store, list(read_markdown(markdown).papers))
+    pipeline = HonestDigest("offline pipeline (abstracts)", markdown, docs)
+    return [*llm_digests(), offline_fulltext_digest(), pipeline]
+
+
+def test_paperbriefs_own_digests_have_no_false_alarm(honest):
+    for digest in honest:
+        report = verify_markdown(digest.markdown, digest.documents, KNOWN)
+        assert report.ok, (digest.name, report.unverified)
+        assert report.numbers >= 15, digest.name
+
+
+def test_planted_wrong_numbers_of_every_kind_in_every_section_are_caught(honest):
+    by_kind: dict[str, list[int]] = {}
+    by_section: dict[str, list[int]] = {}
+    for digest in honest:
+        plants = plant_all(digest.markdown, digest.documents, per_section=3)
+        checker = markdown_checker(read_markdown(digest.markdown), digest.documents, KNOWN)
+        result = score(plants, checker)
+        for table, values in ((by_kind, result.by_kind), (by_section, result.by_section)):
+            for key, (hit, total) in values.items():
+                entry = table.setdefault(key, [0, 0])
+                entry[0] += hit
+                entry[1] += total
+    for kind in KINDS:
+        hit, total = by_kind.get(kind, [0, 0])
+        assert total >= 20, f"only {total} plants of kind {kind}"
+        assert hit / total >= 0.95, (kind, hit, total)
+    checked = set(
+        [
+            "reason",
+            "tldr",
+            "problem",
+            "insight",
+            "steps",
+            "difference",
+            "results",
+            "result_notes",
+            "limitations",
+            "open_questions",
+            "technique",
+            "experiment",
+            "trend",
+            "figure",
+            "overview",
+            "comparison",
+            "summary",
+            "theme",
+            "closing",
+        ]
+    )
+    assert checked <= set(by_section), checked - set(by_section)
+    hits = sum(h for h, _ in by_kind.values())
+    total = sum(t for _, t in by_kind.values())
+    assert hits / total >= 0.95
