@@ -1,7 +1,8 @@
 """Render a Digest as a standalone HTML page (also the e-mail body and the web UI's page).
 
 Rendered from the Digest itself through a Jinja2 template with autoescaping, so every piece
-of paper text is escaped; only http(s) URLs are emitted as links or images.
+of paper text is escaped; only http(s) URLs are emitted as links or images. What the model
+writes passes through ``rich.py`` (paragraphs, lists, ``<strong>``, ``<code>``, nothing else).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from paperbrief.labels import labels_for, stars_text
 from paperbrief.models import OFFLINE_WRITER, Digest
 from paperbrief.profile import Profile
-from paperbrief.render.markdown import front_matter
+from paperbrief.render.markdown import compact, front_matter
+from paperbrief.render.rich import html_blocks, html_inline, html_item, plain
 
 
 def _safe_url(url: str) -> str:
@@ -27,6 +29,11 @@ def _environment() -> Environment:
     )
     environment.filters["stars"] = stars_text
     environment.filters["safe_url"] = _safe_url
+    environment.filters["rich"] = html_blocks
+    environment.filters["rich_inline"] = html_inline
+    environment.filters["rich_item"] = html_item
+    environment.filters["plain"] = plain
+    environment.filters["compact"] = compact
     return environment
 
 

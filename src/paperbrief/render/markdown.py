@@ -1,28 +1,28 @@
 """Render a Digest as the blog post: YAML front matter + Markdown, as in digest-format.md.
 
 Paper text is untrusted: every piece of it is escaped so it cannot open HTML tags, links,
-images or table cells in the blog's Markdown renderer.
+images or table cells in the blog's Markdown renderer. What the model writes renders as
+written (``rich.py``): its paragraphs and lists stay paragraphs and lists, ``**bold**`` and
+`` `code` `` pass, everything else (``$`` included, for blogs with math) is escaped.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from urllib.parse import quote
 
 from paperbrief.labels import Labels, labels_for, stars_text
 from paperbrief.models import OFFLINE_WRITER, ComparisonTable, Digest, PaperBrief, TableData
 from paperbrief.profile import Profile
+from paperbrief.render.rich import (
+    escape_md,
+    markdown_blocks,
+    markdown_inline,
+    markdown_item,
+    plain,
+)
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!])")
 MAX_AUTHORS = 5
-
-
-def escape_md(text: str) -> str:
-    """Escape untrusted text for inline Markdown (and HTML inside Markdown)."""
-    flat = " ".join(str(text).split())
-    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", flat)
-    return escaped.replace("&", "&amp;").replace("\\<", "&lt;").replace("\\>", "&gt;")
 
 
 def _url(url: str) -> str:
@@ -62,16 +62,35 @@ def _yaml(data: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
+def _cell(text: str) -> str:
+    return markdown_inline(text, in_table=True)
+
+
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     width = len(header)
-    out = ["| " + " | ".join(escape_md(h) for h in header) + " |", "|" + "---|" * width]
+    out = ["| " + " | ".join(_cell(h) for h in header) + " |", "|" + "---|" * width]
     for row in rows:
-        cells = [escape_md(c) for c in row] + [""] * (width - len(row))
+        cells = [_cell(c) for c in row] + [""] * (width - len(row))
         out.append("| " + " | ".join(cells[:width]) + " |")
     return "\n".join(out)
 
 
+def compact(table: TableData) -> TableData:
+    """The table without columns that are empty in every body row (an unused "变化" column
+    only narrows the others on a phone)."""
+    width = len(table.header)
+    keep = [c for c in range(width) if any(c < len(r) and r[c].strip() for r in table.rows)]
+    if len(keep) == width or not keep:
+        return table
+    return TableData(
+        header=tuple(table.header[c] for c in keep),
+        rows=tuple(tuple(r[c] if c < len(r) else "" for c in keep) for r in table.rows),
+        caption=table.caption,
+    )
+
+
 def _table_md(table: TableData) -> str:
+    table = compact(table)
     body = _table(table.header, list(table.rows))
     return (f"*{escape_md(table.caption)}*\n\n" if table.caption else "") + body
 
@@ -87,8 +106,8 @@ def _overview(digest: Digest, labels: Labels) -> str:
     for brief in digest.briefs:
         paper = brief.paper
         lines.append(
-            f"| [{escape_md(paper.title)}]({_url(paper.abs_url)}) | {escape_md(brief.direction)}"
-            f" | {escape_md(brief.contribution)} | {stars_text(brief.scored.stars)} |"
+            f"| [{escape_md(paper.title)}]({_url(paper.abs_url)}) | {_cell(brief.direction)}"
+            f" | {_cell(brief.contribution)} | {stars_text(brief.scored.stars)} |"
         )
     return "\n".join(lines)
 
@@ -97,58 +116,63 @@ def _info_line(brief: PaperBrief, labels: Labels) -> str:
     paper = brief.paper
     authors = ", ".join(escape_md(a) for a in paper.authors[:MAX_AUTHORS])
     if len(paper.authors) > MAX_AUTHORS:
-        authors += " et al."
+        authors += f" {labels.et_al}"
     categories = ", ".join(escape_md(c) for c in paper.categories)
     link = f"[arXiv:{escape_md(paper.id)}]({_url(paper.abs_url)})"
     return f"📌 **{labels.info}**{labels.colon}{authors} | {link} | {categories}"
 
 
+def _label(label: str, labels: Labels) -> str:
+    return f"**{label}**{labels.colon}"
+
+
 def _brief(brief: PaperBrief, labels: Labels) -> list[str]:
     out = [f"### {escape_md(brief.paper.title)}", ""]
-    out += [f"> **{labels.reason}**{labels.colon}{escape_md(brief.reason)}", ""]
+    reason = markdown_blocks(brief.reason, _label(labels.reason, labels))
+    out += [f"> {line}" if line else ">" for line in reason] + [""]
     out += [_info_line(brief, labels), ""]
     figure_url = _url(brief.figure.url) if brief.figure else ""
     if brief.figure and figure_url:
-        out += [f"![{escape_md(brief.figure.caption)}]({figure_url})", ""]
-    elif brief.text_source != "not-fetched":  # offline runs say so in their note instead
-        out += [f"*{labels.no_figure}*", ""]
+        out += [f"![{escape_md(plain(brief.figure.caption))}]({figure_url})", ""]
     for note in brief.notes:
         out += [f"*{escape_md(note)}*", ""]
     if brief.tldr:
-        out += [f"#### {labels.tldr}", "", escape_md(brief.tldr), ""]
+        out += [f"#### {labels.tldr}", "", *markdown_blocks(brief.tldr), ""]
     if brief.problem:
-        out += [f"#### {labels.problem}", "", escape_md(brief.problem), ""]
+        out += [f"#### {labels.problem}", "", *markdown_blocks(brief.problem), ""]
     if brief.insight or brief.steps or brief.difference or brief.method:
         out += [f"#### {labels.method}", ""]
         if brief.insight:
-            out += [f"**{labels.insight}**{labels.colon}{escape_md(brief.insight)}", ""]
-        if brief.method and not brief.steps:
-            out += [escape_md(brief.method), ""]
+            out += [*markdown_blocks(brief.insight, _label(labels.insight, labels)), ""]
+        if brief.method:
+            out += [*markdown_blocks(brief.method), ""]
         if brief.steps:
-            if brief.method:
-                out += [escape_md(brief.method), ""]
-            out += [f"{n}. {escape_md(step)}" for n, step in enumerate(brief.steps, 1)] + [""]
+            for n, step in enumerate(brief.steps, 1):
+                out += markdown_item(step, f"{n}.")
+            out += [""]
         if brief.difference:
-            out += [f"**{labels.difference}**{labels.colon}{escape_md(brief.difference)}", ""]
-    if brief.results or brief.result_notes or brief.reported_numbers:
+            out += [*markdown_blocks(brief.difference, _label(labels.difference, labels)), ""]
+    numbers_only = [n for n in brief.reported_numbers if n not in brief.result_notes]
+    if brief.results or brief.result_notes or numbers_only:
         out += [f"#### {labels.results}", ""]
         if brief.results:
             out += [_table_md(brief.results), ""]
         if brief.result_notes:
             out += [f"**{labels.result_notes}**{labels.colon.rstrip()}", ""]
-            out += [f"- {escape_md(note)}" for note in brief.result_notes] + [""]
-        numbers_only = [n for n in brief.reported_numbers if n not in brief.result_notes]
+            for note in brief.result_notes:
+                out += markdown_item(note, "-")
+            out += [""]
         if numbers_only:
             out += [f"**{labels.reported_numbers}**{labels.colon.rstrip()}", ""]
-            out += [f"- {escape_md(sentence)}" for sentence in numbers_only] + [""]
+            for sentence in numbers_only:
+                out += markdown_item(sentence, "-")
+            out += [""]
     if brief.limitations or brief.open_questions:
         out += [f"#### {labels.limitations}", ""]
         for n, limitation in enumerate(brief.limitations, 1):
-            out.append(
-                f"- **{labels.limitation_n.format(n=n)}**{labels.colon}{escape_md(limitation)}"
-            )
+            out += markdown_item(limitation, "-", _label(labels.limitation_n.format(n=n), labels))
         for question in brief.open_questions:
-            out.append(f"- **{labels.open_question}**{labels.colon}{escape_md(question)}")
+            out += markdown_item(question, "-", _label(labels.open_question, labels))
         out.append("")
     implications = brief.implications
     if implications and (implications.technique or implications.experiment or implications.trend):
@@ -161,7 +185,7 @@ def _brief(brief: PaperBrief, labels: Labels) -> list[str]:
         number = 1
         for label, text in items:
             if text:
-                out.append(f"{number}. **{label}**{labels.colon}{escape_md(text)}")
+                out += markdown_item(text, f"{number}.", _label(label, labels))
                 number += 1
         out.append("")
     out += ["---", ""]
@@ -181,7 +205,9 @@ def _provenance(digest: Digest, labels: Labels) -> list[str]:
         return []
     lines = [f"#### {labels.provenance}", ""]
     lines += [f"- {escape_md(note)}" for note in prov.notes]
-    sources = ", ".join(f"{pid}: {source}" for pid, source in prov.sources.items())
+    sources = labels.separator.join(
+        f"{pid}{labels.colon}{labels.source_name(source)}" for pid, source in prov.sources.items()
+    )
     if sources:
         lines.append(f"- {labels.source_label}{labels.colon}{escape_md(sources)}")
     if prov.numbers_checked:
@@ -191,7 +217,7 @@ def _provenance(digest: Digest, labels: Labels) -> list[str]:
         parts = (
             f"{labels.model}{labels.colon}{escape_md(prov.writer)}",
             f"{labels.tokens}{labels.colon}{prov.prompt_tokens} + {prov.completion_tokens}",
-            f"{labels.cost}{labels.colon}${prov.cost:.4f}",
+            f"{labels.cost}{labels.colon}\\${prov.cost:.4f}",
         )
         lines.append("- " + labels.separator.join(parts))
     if digest.papers_considered:
@@ -204,11 +230,12 @@ def render_markdown(digest: Digest, profile: Profile) -> str:
     labels = labels_for(digest.language)
     out = [_yaml(front_matter(digest, profile)), "", f"# {escape_md(digest.title)}", ""]
     if digest.summary:
-        out += [f"## {labels.summary}", "", escape_md(digest.summary), ""]
+        out += [f"## {labels.summary}", "", *markdown_blocks(digest.summary), ""]
     out += [f"## {labels.overview}", "", _overview(digest, labels), ""]
     if digest.theme:
-        out += [f"## {labels.theme}{labels.colon}{escape_md(digest.theme_title)}", ""]
-        out += [escape_md(p) + "\n" for p in digest.theme.split("\n\n") if p.strip()]
+        title = markdown_inline(digest.theme_title)
+        out += [f"## {labels.theme}{labels.colon}{title}".rstrip("：: "), ""]
+        out += [*markdown_blocks(digest.theme), ""]
     out += ["---", ""]
     for brief in digest.briefs:
         out += _brief(brief, labels)
@@ -217,6 +244,6 @@ def render_markdown(digest: Digest, profile: Profile) -> str:
         for table in digest.comparisons:
             out += [_comparison(table, labels), ""]
     if digest.closing:
-        out += [escape_md(digest.closing), ""]
+        out += [*markdown_blocks(digest.closing), ""]
     out += _provenance(digest, labels)
     return "\n".join(out).rstrip() + "\n"
