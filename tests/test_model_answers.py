@@ -180,3 +180,11 @@ def test_the_web_paper_page_shows_the_brief_as_written(day, tmp_path):
         page = httpx.get(server.url + "/paper/2501.11120").text
     assert "<strong>HomeCheck</strong>" in page and "**" not in page
     assert '<p class="prose">此前的工作主要研究模型从训练数据中推断事实' in page
+
+
+def test_chat_messages_carry_no_markdown_marks_of_the_model(day):
+    from paperbrief.deliver.message import PLAIN, announcement_from_digest, compose_message
+
+    digest = day[0]
+    text = compose_message(announcement_from_digest(digest), PLAIN, 4000)
+    assert "Tell me about yourself 发现" in text and "**" not in text

@@ -13,6 +13,7 @@ from datetime import date
 
 from paperbrief.labels import labels_for
 from paperbrief.models import Digest
+from paperbrief.render.rich import plain
 from paperbrief.text import shorten_to_fit
 
 
@@ -47,19 +48,21 @@ def digest_link(template: str, digest_date: date) -> str:
 
 
 def announcement_from_digest(digest: Digest, link: str = "") -> Announcement:
+    """The short form of ``digest``; the model's ``**bold**`` and `` `code` `` marks are
+    dropped (each chat dialect bolds only what it chooses to)."""
     return Announcement(
         digest_date=digest.digest_date,
         language=digest.language,
         title=digest.title,
-        summary=digest.summary,
+        summary=plain(digest.summary),
         description=digest.description,
         papers=tuple(
             AnnouncedPaper(
                 id=brief.paper.id,
                 title=brief.paper.title,
                 stars=brief.scored.stars,
-                direction=brief.direction,
-                contribution=brief.contribution,
+                direction=plain(brief.direction),
+                contribution=plain(brief.contribution),
             )
             for brief in digest.briefs
         ),
