@@ -221,3 +221,30 @@ def test_choose_figure_prefers_an_overview_caption(doc):
     assert choose_figure(Document("1", "t", (), "a", figures=figures[:1])).label == "Figure 1"
     assert choose_figure(Document("1", "t", (), "a")) is None
     assert choose_figure(doc).url == "https://arxiv.org/html/2501.11120v1/x1.png"
+
+
+def test_a_long_field_experiment_paper_keeps_its_results_at_the_default_budget(field):
+    """The issue's economics paper was ~100k characters with its results cut: grow the
+    field-experiment page to that size (every section ten to forty times longer, appendix
+    too) and the default budget still holds every results and discussion section and the
+    main results table."""
+    import dataclasses
+
+    grown = []
+    for section in field.sections:
+        times = 40 if section.number in ("1", "2", "A") else 10
+        paragraphs = tuple(
+            f"{p} (part {n + 1} of the {section.heading.lower()} discussion.)"
+            for n in range(times)
+            for p in section.paragraphs
+        )
+        grown.append(dataclasses.replace(section, paragraphs=paragraphs))
+    long = dataclasses.replace(field, sections=tuple(grown))
+    size = sum(estimate_tokens(p) for s in long.sections for p in s.paragraphs)
+    assert 20000 < size < 27000  # fits in three times the 9000-token budget
+    view = writer_view(long, 9000)
+    assert view.tokens <= 9000
+    for section in roled_sections(long):
+        if section.main_results or section.closing:
+            assert _held(view, section.title) >= 1, section.title
+    assert view.tables[0] == "Table 4"

@@ -155,7 +155,9 @@ def write_brief_offline(
         notes_from_paper = extra.pop("result_notes_fulltext", ())
         fields.update(extra)
         fields["result_notes"] = (*parts.results, *notes_from_paper)  # type: ignore[misc]
-    key_sentence = next((s for s in (*parts.results, *parts.tldr) if reported_numbers(s)), "") or (
+    # the overview's line is the TL;DR's headline result when it has one
+    headline = (*parts.tldr[1:], *parts.results, *parts.tldr[:1])
+    key_sentence = next((s for s in headline if reported_numbers(s)), "") or (
         parts.tldr[0] if parts.tldr else paper.title
     )
     note = fulltext_note(document, labels, bool(fields.get("figure")))
@@ -171,16 +173,18 @@ def write_brief_offline(
 
 
 def _key_numbers(brief: PaperBrief) -> str:
-    """The numbers a brief's abstract sentences report, as written (for the comparison)."""
-    sentences = (*brief.result_notes, *brief.reported_numbers, brief.tldr)
-    numbers: list[str] = []
+    """The numbers a brief reports, as written, for the comparison: the TL;DR's first, and
+    measured quantities (with a unit or decimals) before bare counts."""
+    sentences = (brief.tldr, *brief.result_notes, *brief.reported_numbers)
+    found: list[tuple[bool, int, str]] = []
     for sentence in sentences:
         for mention in find_numbers(sentence):
-            significant = mention.unit or mention.decimals or mention.value > 10
-            stated = mention.kind == "value" and mention.standalone and significant
-            if stated and mention.text not in numbers:
-                numbers.append(mention.text)
-    return ", ".join(numbers[:5])
+            measured = bool(mention.unit or mention.decimals)
+            stated = mention.kind == "value" and mention.standalone
+            new = mention.text not in (text for _, _, text in found)
+            if stated and new and (measured or mention.value > 10):
+                found.append((not measured, len(found), mention.text))
+    return ", ".join(text for _, _, text in sorted(found)[:5])
 
 
 def _comparison(briefs: Sequence[PaperBrief], language: str) -> ComparisonTable:
