@@ -127,13 +127,28 @@ def test_gives_up_after_max_retries_with_a_hint(httpserver: HTTPServer) -> None:
     assert len(httpserver.log) == 3
 
 
-def test_retries_connection_errors_then_reports_host_unreachable() -> None:
-    # a port nobody listens on: connection refused on every attempt
+def test_refused_connection_fails_fast_and_the_host_is_not_tried_again() -> None:
+    # a port nobody listens on: refused at once, so no retry can help
     fake = FakeTime()
-    with make_client(fake, max_retries=1) as client, pytest.raises(HostUnreachable) as caught:
-        client.get("http://127.0.0.1:9/nothing")
-    assert "2 attempts" in caught.value.message and "connection error" in caught.value.message
-    assert len(fake.sleeps) >= 1
+    with make_client(fake, max_retries=3) as client:
+        with pytest.raises(HostUnreachable) as caught:
+            client.get("http://127.0.0.1:9/nothing")
+        assert "connection refused" in caught.value.message and fake.sleeps == []
+        with pytest.raises(HostUnreachable) as again:
+            client.get("http://127.0.0.1:9/other")
+        assert "not tried" in again.value.message and "connection refused" in again.value.message
+        fake.now += 301  # after unreachable_for the host is tried again (and refuses again)
+        with pytest.raises(HostUnreachable) as later:
+            client.get("http://127.0.0.1:9/other")
+        assert "not tried" not in later.value.message
+
+
+def test_dns_failure_fails_fast_without_retries() -> None:
+    fake = FakeTime()
+    with make_client(fake, max_retries=4) as client, pytest.raises(HostUnreachable) as caught:
+        client.get("http://arxiv.invalid/feed")  # .invalid never resolves (RFC 2606)
+    assert "DNS lookup failed" in caught.value.message and fake.sleeps == []
+    assert "network" in caught.value.hint
 
 
 def test_http_failures_are_not_host_unreachable(httpserver: HTTPServer) -> None:

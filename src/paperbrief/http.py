@@ -9,14 +9,22 @@ Contract of ``PoliteClient.get``:
 
 * returns an ``HttpResponse`` (status, final URL after redirects, body bytes, headers) for
   any 2xx/3xx answer whose body fits in ``max_bytes`` and that ``retry_if`` accepts;
-* retries the statuses of its ``RetryPolicy`` (408, 429, 5xx), connection errors, timeouts
-  and responses that ``retry_if`` rejects, as the policy says (``paperbrief.retry``: capped
-  exponential backoff, ``Retry-After`` honoured and capped);
+* bounds each attempt as a whole by ``timeout`` (and everything by the run's ``deadline``):
+  a server that drips bytes cannot hold a request longer (``paperbrief.transport``);
+* retries the statuses of its ``RetryPolicy`` (408, 429, 5xx), timeouts, dropped
+  connections and responses that ``retry_if`` rejects, as the policy says
+  (``paperbrief.retry``: capped exponential backoff, ``Retry-After`` honoured and capped);
+* fails fast, without retrying, on a DNS failure, a refused connection or no route to the
+  host (``HostUnreachable``), and then refuses further requests to that host for
+  ``unreachable_for`` seconds: with the network down, three full-text sources of four
+  picks cost a few failed lookups, not minutes of retries;
 * raises ``HttpStatusError`` (a ``SourceError``) at once for any other 4xx/5xx, carrying the
   status and body so callers can read an error document (arXiv's API answers a bad query
   with HTTP 400 and an Atom feed that explains it);
-* raises ``SourceError`` with a hint when retries are exhausted or the body is too large
-  (``HostUnreachable`` when no attempt got any HTTP answer).
+* raises ``SourceError`` at once for a redirect loop or a body that cannot be decoded (bad
+  gzip), and with a hint when retries are exhausted or the body is too large
+  (``HostUnreachable`` when no attempt got any HTTP answer); ``RunDeadlineReached`` once
+  the run's deadline has passed. No httpx exception escapes.
 
 Waiting is done through the injectable ``sleep``/``clock`` callables so tests exercise the
 real socket path against a loopback server without waiting real seconds.
@@ -35,6 +43,7 @@ import httpx
 from paperbrief import __version__
 from paperbrief.errors import SourceError
 from paperbrief.retry import RetryPolicy, parse_retry_after
+from paperbrief.transport import Deadline, bounded_client, describe, within
 
 DEFAULT_USER_AGENT = (
     f"paperbrief/{__version__} (personal daily arXiv digest; "
@@ -75,8 +84,17 @@ class HttpStatusError(SourceError):
 class HostUnreachable(SourceError):
     """Every attempt failed before any HTTP answer (DNS, refused connection, timeout).
 
-    Callers fetching several URLs from the same host can stop early on this.
+    Callers fetching several URLs from the same host can stop early on this; ``reason``
+    is the failure alone (e.g. "DNS lookup failed (...)"), without the URL.
     """
+
+    def __init__(self, message: str, hint: str = "", reason: str = "") -> None:
+        super().__init__(message, hint)
+        self.reason = reason or message
+
+
+class RunDeadlineReached(SourceError):
+    """The run's deadline has passed: no further request is started."""
 
 
 class _RetryableFailure(Exception):
@@ -91,6 +109,12 @@ class _RetryableFailure(Exception):
         self.answered = answered  # False: no HTTP answer at all (connection-level failure)
 
 
+@dataclass(frozen=True)
+class _Unreachable:
+    until: float  # monotonic time until which the host is not tried again
+    reason: str
+
+
 class PoliteClient:
     """One-connection, rate-limited HTTP GET client with retries.
 
@@ -98,12 +122,18 @@ class PoliteClient:
         user_agent: sent on every request; arXiv asks for a descriptive one with a contact.
         delay_seconds: minimum time between the starts of two requests (arXiv: 3 s). Applies
             to retries too.
-        timeout: seconds for connect, read, write and pool waits of one attempt.
+        timeout: seconds one attempt may take in all (connect, every read and write: a
+            server that drips bytes cannot hold it longer; ``paperbrief.transport``).
         retry: how often and how long to retry (``paperbrief.retry.RetryPolicy``).
-        max_bytes: largest body accepted; a larger one raises ``SourceError``.
+        max_bytes: largest (decompressed) body accepted; a larger one raises ``SourceError``.
+        deadline: the run's deadline; once it has passed no request is started
+            (``RunDeadlineReached``) and none runs past it.
+        unreachable_for: seconds a host that failed at the connection level (DNS failure,
+            refused connection, every attempt without an answer) is not tried again: the
+            next requests to it fail at once with ``HostUnreachable``.
         sleep: called with seconds to wait (tests pass a recorder).
         clock: monotonic clock in seconds (tests pass a fake one that ``sleep`` advances).
-        transport: optional httpx transport (e.g. for proxies); default is a real socket.
+        transport: optional httpx transport replacing the bounded one (no deadlines then).
     """
 
     def __init__(
@@ -114,6 +144,8 @@ class PoliteClient:
         timeout: float = 30.0,
         retry: RetryPolicy = ARXIV_RETRY,
         max_bytes: int = 50 * 1024 * 1024,
+        deadline: Deadline | None = None,
+        unreachable_for: float = 300.0,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.BaseTransport | None = None,
@@ -125,17 +157,28 @@ class PoliteClient:
         self.timeout = timeout
         self.retry = retry
         self.max_bytes = max_bytes
+        self.deadline = deadline
+        self.unreachable_for = unreachable_for
         self._sleep = sleep
         self._clock = clock
         self._lock = threading.Lock()  # one request (hence one connection) at a time
         self._last_start: float | None = None
-        self._client = httpx.Client(
-            headers={"User-Agent": user_agent},
-            timeout=httpx.Timeout(timeout),
-            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
-            follow_redirects=True,
-            transport=transport,
-        )
+        self._unreachable: dict[str, _Unreachable] = {}
+        if transport is None:
+            self._client = bounded_client(
+                timeout=timeout,
+                max_connections=1,
+                headers={"User-Agent": user_agent},
+                follow_redirects=True,
+            )
+        else:
+            self._client = httpx.Client(
+                headers={"User-Agent": user_agent},
+                timeout=httpx.Timeout(timeout),
+                limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+                follow_redirects=True,
+                transport=transport,
+            )
 
     def __enter__(self) -> PoliteClient:
         return self
@@ -160,10 +203,13 @@ class PoliteClient:
         ``retry_if(response)`` returning True marks a 2xx answer as transiently unusable
         (e.g. an API page that came back empty) and retries it like a 503.
         """
+        host = httpx.URL(url).host
         with self._lock:
+            self._refuse_if_unreachable(url, host)
             last_failure = ""
             ever_answered = False
             for attempt in range(self.retry.attempts):
+                self._check_deadline(url)
                 self._wait_for_turn()
                 try:
                     response = self._attempt(url, params, headers)
@@ -177,12 +223,51 @@ class PoliteClient:
                     ever_answered = ever_answered or failure.answered
                     if attempt == self.retry.max_retries:
                         break
-                    self._sleep(self.retry.wait(attempt, failure.retry_after))
-            error_type = SourceError if ever_answered else HostUnreachable
-            raise error_type(
-                f"GET {url} failed after {self.retry.attempts} attempts: {last_failure}",
-                hint="arXiv may be down or rate-limiting; wait a few minutes and rerun "
-                "(a rerun reuses what was already fetched), or use --listing FILE",
+                    wait = self.retry.wait(attempt, failure.retry_after)
+                    if self.deadline is not None and wait >= self.deadline.remaining():
+                        break  # the wait alone would outlast the run
+                    self._sleep(wait)
+                except HostUnreachable as unreachable:
+                    self._remember(host, unreachable.reason)
+                    raise
+            tried = f"{attempt + 1} attempt" + ("s" if attempt else "")
+            if ever_answered:
+                raise SourceError(
+                    f"GET {url} failed after {tried}: {last_failure}",
+                    hint="arXiv may be down or rate-limiting; wait a few minutes and rerun "
+                    "(a rerun reuses what was already fetched), or use --listing FILE",
+                )
+            self._remember(host, last_failure)
+            raise HostUnreachable(
+                f"GET {url} failed after {tried}: {last_failure}",
+                hint="check the network connection; a rerun reuses what was already fetched,"
+                " or use --listing FILE",
+                reason=last_failure,
+            )
+
+    def _refuse_if_unreachable(self, url: str, host: str) -> None:
+        known = self._unreachable.get(host)
+        if known is None:
+            return
+        if self._clock() >= known.until:
+            del self._unreachable[host]
+            return
+        raise HostUnreachable(
+            f"GET {url} not tried: {host} was unreachable moments ago ({known.reason})",
+            hint="check the network connection, then rerun (what was fetched is reused)",
+            reason=known.reason,
+        )
+
+    def _remember(self, host: str, reason: str) -> None:
+        if self.unreachable_for > 0:
+            self._unreachable[host] = _Unreachable(self._clock() + self.unreachable_for, reason)
+
+    def _check_deadline(self, url: str) -> None:
+        if self.deadline is not None and self.deadline.expired:
+            raise RunDeadlineReached(
+                f"GET {url} not started: {self.deadline.what} ran out of time",
+                hint="raise [run] deadline_minutes in the profile if runs are regularly cut"
+                " short",
             )
 
     def _wait_for_turn(self) -> None:
@@ -197,22 +282,27 @@ class PoliteClient:
     def _attempt(
         self, url: str, params: Mapping[str, Any] | None, headers: Mapping[str, str] | None
     ) -> HttpResponse:
+        limit = Deadline.after(self.timeout, f"GET {url}")
         try:
-            with self._client.stream("GET", url, params=params, headers=headers) as raw:
-                content = self._read_capped(raw)
-                response = HttpResponse(
-                    status=raw.status_code,
-                    url=str(raw.url),
-                    content=content,
-                    headers=dict(raw.headers),
-                    encoding=raw.charset_encoding,
-                )
-        except httpx.TimeoutException as error:
-            raise _RetryableFailure(
-                f"timed out after {self.timeout:g}s ({error!r})", answered=False
-            ) from error
-        except httpx.TransportError as error:
-            raise _RetryableFailure(f"connection error ({error!r})", answered=False) from error
+            with within(limit, self.deadline) as deadline:
+                with self._client.stream("GET", url, params=params, headers=headers) as raw:
+                    content = self._read_capped(raw)
+                    response = HttpResponse(
+                        status=raw.status_code,
+                        url=str(raw.url),
+                        content=content,
+                        headers=dict(raw.headers),
+                        encoding=raw.charset_encoding,
+                    )
+        except httpx.HTTPError as error:
+            failure = describe(error, timeout=self.timeout, deadline=deadline)
+            if failure.answered or not failure.transient:
+                message = f"GET {url} failed: {failure.description}"
+                hint = _FAILURE_HINTS.get(failure.kind, "rerun later")
+                if failure.answered:
+                    raise SourceError(message, hint) from error
+                raise HostUnreachable(message, hint, reason=failure.description) from error
+            raise _RetryableFailure(failure.description, answered=False) from error
         if self.retry.retryable(response.status):
             raise _RetryableFailure(
                 f"HTTP {response.status}",
@@ -234,12 +324,22 @@ class PoliteClient:
             raise _too_large(str(raw.url), self.max_bytes)
         chunks: list[bytes] = []
         size = 0
-        for chunk in raw.iter_bytes():
+        for chunk in raw.iter_bytes():  # decompressed: a gzip bomb stops at the cap too
             size += len(chunk)
             if size > self.max_bytes:
                 raise _too_large(str(raw.url), self.max_bytes)
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+_FAILURE_HINTS = {
+    "dns": "check the network connection and DNS (no network: use --listing FILE / --offline)",
+    "refused": "the server refuses connections; check the URL or rerun later",
+    "unreachable": "check the network connection; rerun later",
+    "redirects": "the server redirects in a loop; check the URL (it is not retried)",
+    "decoding": "the server sent a body that cannot be decoded (e.g. bad gzip); rerun later",
+    "protocol": "check the URL in the configuration",
+}
 
 
 def _too_large(url: str, max_bytes: int) -> SourceError:
