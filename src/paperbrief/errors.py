@@ -15,7 +15,9 @@ EXIT_UNVERIFIED = 3  # `paperbrief verify` found unsupported numbers
 EXIT_NO_ANNOUNCEMENT = 4  # weekend / holiday: arXiv announced nothing
 EXIT_FETCH_FAILED = 5  # the listing could not be fetched
 EXIT_NOTHING_PASSED = 6  # papers were listed but none passed the profile's filters
-EXIT_DELIVERY_FAILED = 7  # the digest was written, but a delivery channel failed
+EXIT_DELIVERY_FAILED = 7  # the digest was written, but a delivery failed or is unknown
+EXIT_FALLBACKS = 8  # the digest was published, but parts of it fell back (it says which)
+EXIT_BUSY = 9  # another run of the same day and profile holds the lock: nothing was done
 
 
 class PaperbriefError(Exception):
@@ -71,20 +73,70 @@ class StoreError(PaperbriefError):
     """The SQLite store is unusable (locked, corrupt, from a newer version)."""
 
 
+class RunInProgress(PaperbriefError):
+    """Another run (or send) of the same day and profile holds the run lock."""
+
+    exit_code = EXIT_BUSY
+
+
 class FullTextError(PaperbriefError):
     """No full text could be obtained or parsed for a paper."""
 
 
 class LLMError(PaperbriefError):
-    """The LLM endpoint failed, answered invalidly after repair, or the budget ran out."""
+    """The LLM endpoint failed, answered invalidly after repair, or the budget ran out.
+
+    ``reason`` names the kind of failure in one word, for the digest's note on what fell
+    back and why (``labels.Labels.fallback_reason``).
+    """
+
+    reason = "error"
 
 
 class BudgetExhausted(LLMError):
     """The day's token or cost budget is spent; no further calls are made."""
 
+    reason = "budget"
+
+
+class LLMUnreachable(LLMError):
+    """The endpoint cannot be reached (DNS failure, refused connection, no route, or no
+    attempt connected); the client makes no further request for the rest of its life."""
+
+    reason = "unreachable"
+
+
+class LLMTimeout(LLMError):
+    """Every attempt ran out of time (the whole-request limit ``[llm] timeout``)."""
+
+    reason = "timeout"
+
+
+class LLMInvalidAnswer(LLMError):
+    """The answer could not be used: undecodable, too large, or invalid after the repair."""
+
+    reason = "invalid"
+
+
+class LLMRefused(LLMError):
+    """The endpoint refused the request (HTTP 4xx: key, model name, context window)."""
+
+    reason = "refused"
+
+
+class LLMDeadline(LLMError):
+    """The run's deadline has passed: no further LLM call is started."""
+
+    reason = "deadline"
+
 
 class DeliveryError(PaperbriefError):
-    """A delivery channel failed; other channels are unaffected."""
+    """A delivery channel failed (certainly not delivered); other channels are unaffected."""
+
+
+class DeliveryUnknown(DeliveryError):
+    """A send broke after the request may have reached the receiver (a timeout after the
+    body went out): it may have been delivered, so it is never repeated unasked."""
 
 
 class ServeError(PaperbriefError):

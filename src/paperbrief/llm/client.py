@@ -6,8 +6,18 @@ Contract of ``LLMClient.complete_json(role, messages, schema)``:
   (``response_format={"type": "json_object"}`` when ``settings.json_mode``);
 * returns an instance of ``schema`` validated by pydantic; an invalid answer is repaired
   ONCE by sending the validation error back (``repair.py``); still invalid -> ``LLMError``;
-* retries the shared policy's statuses (408, 429, 5xx), timeouts, connection errors and
+* bounds each attempt as a whole by ``settings.timeout`` (a server that drips bytes cannot
+  hold it longer) and reads at most ``settings.max_answer_bytes`` of (decompressed) answer;
+* retries the shared policy's statuses (408, 429, 5xx), timeouts, dropped connections and
   blank answers as ``paperbrief.retry.RetryPolicy`` says, honouring ``Retry-After``;
+* fails fast on a DNS failure, a refused connection or no route to the endpoint
+  (``LLMUnreachable``), and after that, or after every attempt failed to connect, makes no
+  further request for its lifetime (cache hits still answer): with the endpoint down a
+  run falls back to the offline writer in seconds, not minutes;
+* never starts an attempt, or waits for a retry, past the run's ``deadline``
+  (``LLMDeadline``); an undecodable (bad gzip) or oversized answer is ``LLMInvalidAnswer``;
+* charges the budget with the endpoint's ``usage``, or with its own token estimate when
+  usage is missing, negative or not a number (outcome ``ok-estimated``);
 * never has more than ``settings.concurrency`` requests in flight (a semaphore shared by
   every thread using the client — callers parallelise with threads);
 * looks the request up in the content-hash answer cache first (the key covers the model,
@@ -20,16 +30,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from paperbrief.errors import LLMError
+from paperbrief.errors import (
+    LLMDeadline,
+    LLMError,
+    LLMInvalidAnswer,
+    LLMRefused,
+    LLMTimeout,
+    LLMUnreachable,
+)
 from paperbrief.llm.config import (
     BASE_URL_ENV,
     FALLBACK_KEY_ENV,
@@ -43,6 +62,7 @@ from paperbrief.profile import LLMSettings
 from paperbrief.records import CachedAnswer
 from paperbrief.retry import parse_retry_after
 from paperbrief.text import estimate_tokens
+from paperbrief.transport import Deadline, Failure, bounded_client, describe, within
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -58,6 +78,7 @@ class LLMClient:
             UTC) scopes the daily budget, which counts every call recorded for it.
         sleep: waits between retries (tests may pass a recorder).
         base_url: overrides ``config.resolve_base_url(settings)``.
+        deadline: the run's deadline; no attempt starts or runs past it.
     """
 
     def __init__(
@@ -70,6 +91,7 @@ class LLMClient:
         day: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
         base_url: str | None = None,
+        deadline: Deadline | None = None,
     ) -> None:
         url = base_url or resolve_base_url(settings)
         if not url:
@@ -84,14 +106,17 @@ class LLMClient:
         self.retry = retry_policy(settings)
         self.ledger = Ledger(settings, records, day or datetime.now(UTC).date().isoformat(), run_id)
         self._sleep = sleep
+        self.deadline = deadline
         self._slots = threading.BoundedSemaphore(settings.concurrency)
+        self._down: LLMUnreachable | None = None  # set once the endpoint proved unreachable
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        self._http = httpx.Client(
+        self._http = bounded_client(
+            timeout=settings.timeout,
+            connect_timeout=min(settings.timeout, 20.0),
+            max_connections=settings.concurrency,
             headers=headers,
-            timeout=httpx.Timeout(settings.timeout, connect=min(settings.timeout, 20.0)),
-            limits=httpx.Limits(max_connections=settings.concurrency),
         )
 
     def close(self) -> None:
@@ -152,7 +177,7 @@ class LLMClient:
                 result = parse_answer(answer.content, schema)
             except (ValueError, ValidationError) as second:
                 self.ledger.record(role, model, key, NO_ANSWER, 0, "invalid-after-repair")
-                raise LLMError(
+                raise LLMInvalidAnswer(
                     f"{role} answer from {model} did not match {schema.__name__} even after"
                     f" one repair: {str(second)[:300]}",
                     "use a stronger model for this role, or turn json_mode off/on in [llm]",
@@ -170,62 +195,154 @@ class LLMClient:
     def _request(
         self, role: str, model: str, key: str, payload: dict[str, object], outcome_prefix: str = ""
     ) -> Answer:
+        body = json.dumps(payload, ensure_ascii=False)
         estimate = estimate_tokens(json.dumps(payload["messages"], ensure_ascii=False))
-        last = ""
-        attempt = 0
+        last, last_kind = "", ""
+        attempt = made = 0
         while attempt < self.retry.attempts:
+            self._refuse_if_down_or_late(role)
             self.ledger.reserve(role, model, estimate)
             started = time.monotonic()
             try:
                 with self._slots:
-                    response, last, outcome = self._post(payload)
+                    self._refuse_if_down_or_late(role)
+                    reply = self._post(role, body)
             finally:
                 self.ledger.release(estimate)
             latency = int((time.monotonic() - started) * 1000)
+            made += 1
             retry_after: float | None = None
             answer = NO_ANSWER
-            if response is not None:
-                status = response.status_code
-                if status == 400 and "response_format" in payload:
-                    # Some endpoints (older vLLM, llama.cpp builds) reject JSON mode: the
-                    # schema is in the prompt anyway, so ask again without it (not a retry).
-                    self.ledger.record(role, model, key, answer, latency, "json-mode-refused")
-                    payload = {k: v for k, v in payload.items() if k != "response_format"}
-                    continue
-                if self.retry.retryable(status):
-                    last, outcome = f"HTTP {status}", f"http-{status}"
-                    retry_after = parse_retry_after(response.headers.get("retry-after"))
-                elif status >= 400:
-                    self.ledger.record(role, model, key, answer, latency, "http-error")
-                    raise LLMError(
-                        f"{self.base_url} refused the {role} request with HTTP"
-                        f" {status}: {response.text[:200]}",
-                        _status_hint(status, self.settings),
-                    )
-                else:
-                    answer = _read_answer(response)
-                    if answer.content.strip():
-                        self.ledger.record(role, model, key, answer, latency, outcome_prefix + "ok")
-                        return answer
-                    last, outcome = "blank answer", "blank"
+            outcome = reply.outcome
+            if reply.failure is not None:
+                last, last_kind = reply.failure.description, reply.failure.kind
+                if not reply.failure.transient:
+                    self.ledger.record(role, model, key, answer, latency, outcome_prefix + outcome)
+                    raise self._fatal(role, reply.failure.kind, last)
+            elif reply.status == 400 and "response_format" in payload:
+                # Some endpoints (older vLLM, llama.cpp builds) reject JSON mode: the
+                # schema is in the prompt anyway, so ask again without it (not a retry).
+                self.ledger.record(role, model, key, answer, latency, "json-mode-refused")
+                payload = {k: v for k, v in payload.items() if k != "response_format"}
+                body = json.dumps(payload, ensure_ascii=False)
+                continue
+            elif self.retry.retryable(reply.status):
+                last, last_kind, outcome = f"HTTP {reply.status}", "http", f"http-{reply.status}"
+                retry_after = parse_retry_after(reply.headers.get("retry-after"))
+            elif reply.status >= 300:
+                # Redirects are not followed: a POST must not be replayed elsewhere.
+                self.ledger.record(role, model, key, answer, latency, "http-error")
+                raise LLMRefused(
+                    f"{self.base_url} refused the {role} request with HTTP"
+                    f" {reply.status}: {reply.text[:200]}",
+                    _status_hint(reply.status, self.settings),
+                )
+            else:
+                answer, estimated = _read_answer(reply.content, estimate)
+                if answer.content.strip():
+                    ok = "ok-estimated" if estimated else "ok"
+                    self.ledger.record(role, model, key, answer, latency, outcome_prefix + ok)
+                    return answer
+                last, last_kind, outcome = "blank answer", "blank", "blank"
             self.ledger.record(role, model, key, answer, latency, outcome_prefix + outcome)
             if attempt < self.retry.max_retries:
-                self._sleep(self.retry.wait(attempt, retry_after))
+                wait = self.retry.wait(attempt, retry_after)
+                if self.deadline is not None and wait >= self.deadline.remaining():
+                    break  # the wait alone would outlast the run
+                self._sleep(wait)
             attempt += 1
+        tried = f"{made} attempt" + ("s" if made != 1 else "")
+        message = f"{role} call to {self.base_url} failed after {tried}: {last}"
+        if last_kind == "connect-timeout":
+            raise self._fatal(role, last_kind, last)
+        if last_kind == "timeout":
+            raise LLMTimeout(message, "the endpoint is too slow: raise [llm] timeout, or rerun"
+                             " later (finished calls are cached)")  # fmt: skip
         raise LLMError(
-            f"{role} call to {self.base_url} failed after {self.retry.attempts} attempts: {last}",
+            message,
             "the endpoint is down or rate-limiting; rerun later (finished calls are cached),"
             " or raise [llm] timeout / max_retries",
         )
 
-    def _post(self, payload: dict[str, object]) -> tuple[httpx.Response | None, str, str]:
-        """One HTTP attempt: (response or None, failure description, outcome)."""
+    def _refuse_if_down_or_late(self, role: str) -> None:
+        if self._down is not None:
+            raise LLMUnreachable(
+                f"{role} call not made: {self._down.message}", self._down.hint
+            )
+        if self.deadline is not None and self.deadline.expired:
+            raise LLMDeadline(
+                f"{role} call not made: {self.deadline.what} ran out of time",
+                "raise [run] deadline_minutes in the profile if runs are regularly cut short",
+            )
+
+    def _fatal(self, role: str, kind: str, description: str) -> LLMError:
+        """The error for a failure no retry can help; an unreachable endpoint stays down."""
+        if kind in ("dns", "refused", "unreachable", "connect-timeout", "protocol"):
+            self._down = LLMUnreachable(
+                f"the LLM endpoint {self.base_url} is unreachable ({description})",
+                f"check [llm] base_url / ${BASE_URL_ENV} and the network; the digest is"
+                " written offline until it is back",
+            )
+            return LLMUnreachable(f"{role} call failed: {self._down.message}", self._down.hint)
+        return LLMInvalidAnswer(
+            f"{role} answer from {self.base_url} is unusable: {description}",
+            "the endpoint (or a proxy before it) sent a broken answer; rerun later",
+        )
+
+    def _post(self, role: str, body: str) -> _Reply:
+        """One HTTP attempt, bounded as a whole by ``settings.timeout`` and the deadline."""
+        limit = Deadline.after(self.settings.timeout, f"the {role} request")
         try:
-            return self._http.post(f"{self.base_url}/chat/completions", json=payload), "", "ok"
-        except httpx.TimeoutException:
-            return None, f"timed out after {self.settings.timeout:g}s", "timeout"
-        except httpx.TransportError as error:
-            return None, f"connection error ({error!r})", "connection-error"
+            with (
+                within(limit, self.deadline) as deadline,
+                self._http.stream(
+                    "POST", f"{self.base_url}/chat/completions", content=body.encode()
+                ) as response,
+            ):
+                content = _read_capped(response, self.settings.max_answer_bytes)
+                return _Reply(response.status_code, dict(response.headers), content, "ok")
+        except _TooLarge as error:
+            failure = Failure("too-large", str(error), True, False, answered=True)
+            return _Reply(0, {}, b"", "too-large", failure)
+        except httpx.HTTPError as error:
+            failure = describe(error, timeout=self.settings.timeout, deadline=deadline)
+            outcome = {"timeout": "timeout", "connect-timeout": "timeout"}.get(
+                failure.kind, "connection-error" if not failure.answered else failure.kind
+            )
+            return _Reply(0, {}, b"", outcome, failure)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """One attempt's outcome: an HTTP answer (status, headers, body) or a ``failure``."""
+
+    status: int
+    headers: dict[str, str]
+    content: bytes
+    outcome: str
+    failure: Failure | None = None
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+
+def _read_capped(response: httpx.Response, limit: int) -> bytes:
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _TooLarge(f"the answer is {declared} bytes, over the {limit}-byte cap")
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():  # decompressed, so a gzip bomb stops here too
+        size += len(chunk)
+        if size > limit:
+            raise _TooLarge(f"the answer is over the {limit}-byte cap ([llm] max_answer_bytes)")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _cache_key(payload: dict[str, object], schema: type[BaseModel]) -> str:
@@ -237,18 +354,37 @@ def _cache_key(payload: dict[str, object], schema: type[BaseModel]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _read_answer(response: httpx.Response) -> Answer:
+def _tokens(value: object) -> int | None:
+    """A usage count as reported, or None when it is missing, negative or not a number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or value < 0:
+        return None
+    return int(value)
+
+
+def _read_answer(content: bytes, prompt_estimate: int) -> tuple[Answer, bool]:
+    """The answer text and its tokens, and whether the tokens are our own estimate.
+
+    An endpoint that reports no usage (or nonsense: negative, not a number) is charged the
+    client's estimate, so the day's budget still counts it and can never be credited.
+    """
     try:
-        data = response.json()
-        content = data["choices"][0]["message"].get("content") or ""
+        data = json.loads(content)
+        text = data["choices"][0]["message"].get("content") or ""
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        return NO_ANSWER
-    usage = data.get("usage") or {}
-    return Answer(
-        str(content),
-        int(usage.get("prompt_tokens") or 0),
-        int(usage.get("completion_tokens") or 0),
+        return NO_ANSWER, False
+    usage = data.get("usage") if isinstance(data, dict) else None
+    usage = usage if isinstance(usage, dict) else {}
+    prompt = _tokens(usage.get("prompt_tokens"))
+    completion = _tokens(usage.get("completion_tokens"))
+    estimated = prompt is None or completion is None
+    answer = Answer(
+        str(text),
+        prompt_estimate if prompt is None else prompt,
+        estimate_tokens(str(text)) if completion is None else completion,
     )
+    return answer, estimated
 
 
 def _status_hint(status: int, settings: LLMSettings) -> str:
@@ -258,4 +394,6 @@ def _status_hint(status: int, settings: LLMSettings) -> str:
         return "check [llm] base_url (it usually ends in /v1) and the model name"
     if status == 400:
         return "check the model name and that the prompt fits its context window"
+    if 300 <= status < 400:
+        return "the endpoint redirects: set [llm] base_url to the address it redirects to"
     return "see the endpoint's documentation for this status"

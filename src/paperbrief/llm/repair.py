@@ -38,12 +38,16 @@ def parse_answer(content: str, schema: type[T]) -> T:
     text = _FENCE.sub("", content.strip())
     try:
         data = json.loads(text)
+    except RecursionError:  # a hostile answer nested thousands deep
+        raise ValueError("the answer is nested too deeply to be read") from None
     except json.JSONDecodeError:
         start, end = text.find("{"), text.rfind("}")
         if start < 0 or end <= start:
             raise ValueError(f"the answer is not JSON: {text[:120]!r}") from None
         try:
             data = json.loads(text[start : end + 1])
+        except RecursionError:
+            raise ValueError("the answer is nested too deeply to be read") from None
         except json.JSONDecodeError as error:
             raise ValueError(f"the answer is not valid JSON: {error}") from None
     return schema.model_validate(data)
