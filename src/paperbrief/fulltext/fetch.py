@@ -15,6 +15,13 @@ Politeness, timeouts and retries are those of the ``PoliteClient`` passed in (th
 client as the arXiv listing stage: one request per 3 s, one connection). The per-source
 size caps here apply on top of the client's own ``max_bytes``.
 
+Fetch failures are told apart from absent sources: when a source could not be fetched at
+all (DNS failure, refused connection, timeouts, a server error, the run's deadline) its
+attempt reads ``"<source>: fetch failed: <why>"`` and an abstract-only Document carries
+the flag ``fetch-failed``, so the digest can say "the full text could not be fetched"
+rather than "there is no HTML". A host found unreachable is not asked again (the client
+remembers it), and once the run's deadline has passed no further source is tried.
+
 Caching: ``load_or_read_paper`` is the full-text stage's cache boundary. It takes a
 ``DocumentCache`` (the store's ``documents`` part): a cached Document is returned without
 any request (a paper is fetched once); a new one is stored unless it is abstract-only, so a
@@ -34,7 +41,7 @@ from paperbrief.fulltext.document import Document
 from paperbrief.fulltext.html_text import AR5IV_ORIGIN, ARXIV_ORIGIN
 from paperbrief.fulltext.latexml import classify_html, parse_latexml
 from paperbrief.fulltext.pdf import parse_pdf
-from paperbrief.http import HttpStatusError, PoliteClient
+from paperbrief.http import HostUnreachable, HttpStatusError, PoliteClient, RunDeadlineReached
 from paperbrief.models import Paper, split_arxiv_id
 
 HTML_BASE = "https://arxiv.org/html"
@@ -46,8 +53,19 @@ DEGRADED_BODY_ERRORS = 50
 NO_HTML_REASON = "arXiv has no HTML for this paper ('HTML is not available for the source')"
 
 
+FETCH_FAILED = "fetch failed"  # the prefix of an attempt that could not be fetched at all
+
+
 class _Unusable(Exception):
     """Internal: this source gave nothing usable; the message says why."""
+
+
+class _FetchFailed(_Unusable):
+    """Internal: the source could not be fetched at all (network, server, deadline)."""
+
+    def __init__(self, reason: str, *, stop: bool = False) -> None:
+        super().__init__(f"{FETCH_FAILED}: {reason}")
+        self.stop = stop  # no later source can do better (the run's deadline passed)
 
 
 def _flag_value(doc: Document, name: str) -> int:
@@ -91,9 +109,15 @@ def _get(client: PoliteClient, url: str, cap: int) -> tuple[bytes, str]:
         # arXiv answers its "No HTML for '<id>'" page with an error status.
         if classify_html(error.response.text) == "no-html":
             raise _Unusable(NO_HTML_REASON + f" (HTTP {error.status})") from error
+        if error.status >= 500:
+            raise _FetchFailed(error.message) from error
         raise _Unusable(error.message) from error
-    except SourceError as error:
-        raise _Unusable(error.message) from error
+    except RunDeadlineReached as error:
+        raise _FetchFailed("the run's deadline was reached first", stop=True) from error
+    except HostUnreachable as error:
+        raise _FetchFailed(error.message) from error
+    except SourceError as error:  # retries exhausted, bad gzip, redirect loop, too large
+        raise _FetchFailed(error.message) from error
     if len(response.content) > cap:
         raise _Unusable(f"body of {len(response.content)} bytes is over the {cap}-byte cap")
     return response.content, response.url
@@ -125,6 +149,7 @@ def read_paper(
         # ar5iv serves the latest version it converted; it takes no version suffix.
         ("ar5iv", f"{ar5iv_base.rstrip('/')}/{paper_id}", AR5IV_ORIGIN),
     )
+    stopped = False
     for source, url, origin in sources:
         try:
             content, final_url = _get(client, url, max_html_bytes)
@@ -141,7 +166,12 @@ def read_paper(
             raise _Unusable(problem)
         except _Unusable as reason:
             attempts.append(f"{source}: {reason}")
+            if isinstance(reason, _FetchFailed) and reason.stop:
+                stopped = True
+                break
     try:
+        if stopped:
+            raise _Unusable(f"{FETCH_FAILED}: not tried, the run's deadline was reached")
         content, final_url = _get(
             client, f"{pdf_base.rstrip('/')}/{paper_id}{suffix}", max_pdf_bytes
         )
@@ -157,20 +187,31 @@ def read_paper(
     if degraded is not None:
         degraded = replace(degraded, flags=(*degraded.flags, "degraded-fallback"))
         return _finish(degraded, attempts, abstract_fallback)
-    if abstract_fallback is None:
+    return _abstract_only(paper_id, suffix, attempts, abstract_fallback)
+
+
+def _abstract_only(
+    paper_id: str, suffix: str, attempts: list[str], fallback: Paper | None
+) -> Document:
+    """The listing's metadata as a Document (flags ``abstract-only`` and, when a source
+    could not be fetched at all, ``fetch-failed``), or FullTextError without metadata."""
+    failed = any(f": {FETCH_FAILED}: " in attempt for attempt in attempts)
+    if fallback is None:
         raise FullTextError(
             f"no full text for {paper_id}{suffix}: " + "; ".join(attempts),
-            "check the id, or rerun later (arXiv may be rate-limiting); the digest can use "
-            "the abstract alone",
+            "check the network and rerun later"
+            if failed
+            else "check the id, or rerun later (arXiv may be rate-limiting); the digest can"
+            " use the abstract alone",
         )
     return Document(
         arxiv_id=paper_id,
-        title=abstract_fallback.title,
-        authors=abstract_fallback.authors,
-        abstract=abstract_fallback.abstract,
+        title=fallback.title,
+        authors=fallback.authors,
+        abstract=fallback.abstract,
         source="abstract",
-        source_url=abstract_fallback.abs_url,
-        flags=("abstract-only",),
+        source_url=fallback.abs_url,
+        flags=("abstract-only", "fetch-failed") if failed else ("abstract-only",),
         attempts=tuple(attempts),
     )
 

@@ -13,6 +13,7 @@ from paperbrief.models import Listing, ListingKind, Paper
 from paperbrief.sources.arxiv_api import DEFAULT_API_BASE, fetch_papers
 from paperbrief.sources.arxiv_feed import feed_url, parse_feed
 from paperbrief.sources.days import is_listing_weekday
+from paperbrief.sources.limits import bounded
 from paperbrief.sources.listing_page import (
     ListingPage,
     PageEntry,
@@ -106,7 +107,9 @@ def fetch_listing(
     kept = {paper_id: item for paper_id, item in announced.items() if item.kind in kinds}
     papers = _with_api_metadata(kept, client, api_base, api_batch_size, attempt.notes)
     listed = tuple(
-        replace(paper, announced=day.isoformat(), listings=_listings(paper, kept, categories))
+        replace(
+            bounded(paper), announced=day.isoformat(), listings=_listings(paper, kept, categories)
+        )
         for paper in papers
     )
     return Listing(day=day, papers=listed, source=source, notes=tuple(attempt.notes))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import zlib
 from collections import Counter
 from dataclasses import replace
 from datetime import date
@@ -24,6 +25,7 @@ from typing import Any, cast
 
 from paperbrief.errors import FeedParseError, SourceError
 from paperbrief.models import Listing, ListingKind, Paper, split_arxiv_id
+from paperbrief.sources.limits import MAX_ID_CHARS, MAX_SNAPSHOT_BYTES, bounded
 
 _DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _KINDS: frozenset[str] = frozenset({"new", "cross", "replace"})
@@ -43,7 +45,7 @@ def load_snapshot(path: Path, day: date | None = None) -> Listing:
     announced_days: Counter[str] = Counter()
     for line_number, record in _read_records(path):
         try:
-            paper = _paper_from_record(record)
+            paper = bounded(_paper_from_record(record))
         except (KeyError, TypeError, ValueError) as error:
             raise FeedParseError(
                 f"{path}:{line_number}: not a valid paper record ({error})",
@@ -70,18 +72,35 @@ def load_snapshot(path: Path, day: date | None = None) -> Listing:
     )
 
 
+def _read_capped(path: Path) -> bytes:
+    """The file's bytes, gunzipped when it is gzip; never more than MAX_SNAPSHOT_BYTES."""
+    with path.open("rb") as stream:
+        magic = stream.read(2)
+        stream.seek(0)
+        source = gzip.GzipFile(fileobj=stream) if magic == b"\x1f\x8b" else stream
+        data = source.read(MAX_SNAPSHOT_BYTES + 1)
+    if len(data) > MAX_SNAPSHOT_BYTES:
+        raise FeedParseError(
+            f"listing file {path} is larger than {MAX_SNAPSHOT_BYTES // 2**20} MiB"
+            + (" once decompressed" if magic == b"\x1f\x8b" else ""),
+            hint="a day's listing is a few MB; check that --listing names a listing file",
+        )
+    return data
+
+
 def _read_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    if path.is_dir():
+        raise SourceError(
+            f"listing file {path} is a folder", hint="pass a .jsonl or .jsonl.gz file to --listing"
+        )
     try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        text = raw.decode("utf-8")
+        text = _read_capped(path).decode("utf-8")
     except FileNotFoundError as error:
         raise SourceError(
             f"listing file {path} does not exist",
             hint="check the path given to --listing",
         ) from error
-    except (OSError, EOFError, UnicodeDecodeError) as error:
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as error:
         raise FeedParseError(
             f"cannot read listing file {path}: {error}",
             hint="the file must be UTF-8 JSONL, optionally gzip-compressed; re-download it",
@@ -92,6 +111,11 @@ def _read_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
             continue
         try:
             record = json.loads(line)
+        except RecursionError:
+            raise FeedParseError(
+                f"{path}:{line_number}: nested too deeply to be a paper record",
+                hint="the file is corrupt or not a listing; fix or remove that line",
+            ) from None
         except json.JSONDecodeError as error:
             raise FeedParseError(
                 f"{path}:{line_number}: invalid JSON ({error.msg} at column {error.colno})",
@@ -108,8 +132,8 @@ def _read_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def _paper_from_record(record: dict[str, Any]) -> Paper:
     paper_id, version = split_arxiv_id(_text(record["id"], "id"))
-    if not paper_id:
-        raise ValueError("empty id")
+    if not paper_id or len(paper_id) > MAX_ID_CHARS:
+        raise ValueError("empty id" if not paper_id else "an id longer than arXiv ids are")
     if record.get("version") is not None:
         version = int(record["version"])
     categories = _strings(record.get("categories") or [], "categories")
