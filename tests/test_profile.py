@@ -13,8 +13,13 @@ from paperbrief.profile import load_profile, parse_profile, profile_template
 from tests.support import EXAMPLE_PROFILE
 
 
+def filled_template() -> str:
+    """The template with its one placeholder (the name) replaced, as a new user would."""
+    return profile_template().replace('name = "Your Name"', 'name = "Li Hua"')
+
+
 def test_template_and_example_profile_validate():
-    template = parse_profile(profile_template())
+    template = parse_profile(filled_template())
     assert template.language == "zh" and template.research_lines
     example = load_profile(EXAMPLE_PROFILE)
     assert len(example.research_lines) == 5
@@ -24,7 +29,7 @@ def test_template_and_example_profile_validate():
 
 def test_unknown_key_is_named_with_the_fix():
     with pytest.raises(ProfileError) as caught:
-        parse_profile(profile_template().replace("picks_per_day = 4", "picks_per_dya = 4"))
+        parse_profile(filled_template().replace("picks_per_day = 4", "picks_per_dya = 4"))
     assert "picks_per_dya" in caught.value.message
     assert "check its spelling" in caught.value.message
     (problem,) = caught.value.problems  # structured: the web UI shows it in place
@@ -58,6 +63,9 @@ def test_profile_init_then_check_via_cli(tmp_path: Path):
     assert target.read_text(encoding="utf-8") == profile_template()
     again = runner.invoke(cli, ["profile", "init", str(target)])
     assert again.exit_code != 0  # refuses to overwrite without --force
+    untouched = runner.invoke(cli, ["profile", "check", "--profile", str(target)])
+    assert untouched.exit_code == 2 and "put your own name" in untouched.output
+    target.write_text(filled_template(), encoding="utf-8")
     checked = runner.invoke(cli, ["profile", "check", "--profile", str(target)])
     assert checked.exit_code == 0 and "OK" in checked.output
 
@@ -75,7 +83,7 @@ def test_commented_llm_and_delivery_examples_in_the_template_validate():
 
     uncommented = "\n".join(
         re.sub(r"^# ", "", line) if re.match(r"^# (\[|[a-z_]+ = )", line) else line
-        for line in profile_template().splitlines()
+        for line in filled_template().splitlines()
     )
     profile = parse_profile(uncommented)
     assert profile.llm.model == "deepseek-chat"

@@ -7,12 +7,16 @@ environment variable that holds them.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
 import re
+import string
 import tomllib
+import zoneinfo
 from collections.abc import Mapping
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -29,8 +33,68 @@ def home_dir() -> Path:
     return Path(os.environ.get(HOME_ENV) or Path.home() / ".paperbrief")
 
 
+MAX_PROFILE_BYTES = 1_000_000  # a profile is a few KB; anything this big is not one
+TEMPLATE_NAME = "Your Name"  # the template's placeholder, which must be replaced
+
+
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # TOML has inf and nan; no knob of paperbrief means anything with them.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+@cache
+def time_zones() -> frozenset[str]:
+    """The tz database's zone names (the system's, else the ``tzdata`` package's)."""
+    return frozenset(zoneinfo.available_timezones())
+
+
+@cache
+def arxiv_categories() -> frozenset[str]:
+    """arXiv's subject classes and archives (``data/arxiv-categories.txt``)."""
+    text = (resources.files("paperbrief") / "data" / "arxiv-categories.txt").read_text("utf-8")
+    return frozenset(
+        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
+    )
+
+
+def _check_category(category: str) -> str:
+    known = arxiv_categories()
+    if category in known:
+        return category
+    by_case = {name.casefold(): name for name in known}
+    if category.casefold() in by_case:
+        raise ValueError(f"{category!r}: arXiv categories are case-sensitive; write"
+                         f" {by_case[category.casefold()]!r}")  # fmt: skip
+    close = difflib.get_close_matches(category, sorted(known), n=2)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    raise ValueError(
+        f"{category!r} is not an arXiv category (see arxiv.org/category_taxonomy){hint}"
+    )
+
+
+def check_template(template: str, *, file_name: bool = False) -> str:
+    """``template`` if it renders with ``{date}`` alone (and, for a file name, stays one
+    plain name); raises ValueError saying what is wrong. Rendered once here, so a typo
+    such as ``{day}`` or ``{0}`` is caught by `profile check`, not by the morning's run."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError as error:
+        raise ValueError(f"{template!r} is not a valid template ({error}); write braces"
+                         " as {{ and }}") from None  # fmt: skip
+    for _, name, spec, conversion in fields:
+        if name is None:
+            continue
+        if name != "date" or spec or conversion:
+            raise ValueError(f"{template!r}: only {{date}} may be used (found {{{name}}});"
+                             " write a literal brace as {{ or }}")  # fmt: skip
+    rendered = template.format(date="2026-01-01")
+    if file_name and (
+        not rendered.strip() or "/" in rendered or "\\" in rendered or rendered in (".", "..")
+        or rendered.startswith("..") or "\0" in rendered
+    ):
+        raise ValueError(f"{template!r} must be a plain file name (no folders, no '..'):"
+                         " it is always written inside its configured folder")  # fmt: skip
+    return template
 
 
 class ResearchLine(Strict):
@@ -77,6 +141,16 @@ class OutputSettings(Strict):
         description='Extra front-matter keys, e.g. {coverColor = "from-emerald-500 to-teal-600"}.',
     )
     html: bool = Field(True, description="Also write a standalone HTML page.")
+
+    @field_validator("filename")
+    @classmethod
+    def _filename_renders(cls, value: str) -> str:
+        return check_template(value, file_name=True)
+
+    @field_validator("title")
+    @classmethod
+    def _title_renders(cls, value: str) -> str:
+        return check_template(value)
 
 
 class RankSettings(Strict):
@@ -157,7 +231,13 @@ class LLMSettings(Strict):
         True, description="Send response_format=json_object (turn off if the endpoint rejects it)."
     )
     temperature: float = Field(0.3, ge=0, le=2, description="Sampling temperature.")
-    timeout: float = Field(180.0, gt=0, description="Seconds one request may take.")
+    timeout: float = Field(
+        180.0, gt=0, description="Seconds one request may take in all (however slowly it"
+        " arrives)."
+    )
+    max_answer_bytes: int = Field(
+        4_000_000, ge=10_000, description="Largest answer accepted, in (decompressed) bytes."
+    )
     max_retries: int = Field(3, ge=0, description="Retries on 429/5xx/timeouts/blank answers.")
     backoff_base: float = Field(2.0, ge=0, description="First backoff wait (s); doubles per retry.")
     max_retry_after: float = Field(120.0, ge=0, description="Cap on a server's Retry-After (s).")
@@ -202,6 +282,11 @@ class BlogSettings(Strict):
     commit_message: str = Field(
         "arXiv digest {date}", description="Commit message; {date} is the digest date."
     )
+
+    @field_validator("filename")
+    @classmethod
+    def _filename_renders(cls, value: str) -> str:
+        return check_template(value, file_name=True)
 
 
 class EmailSettings(Strict):
@@ -273,6 +358,18 @@ class DeliverySettings(Strict):
         return value
 
 
+class RunSettings(Strict):
+    """The daily job as a whole."""
+
+    deadline_minutes: float = Field(
+        30.0,
+        gt=0,
+        le=24 * 60,
+        description="A run publishes within this many minutes: network work (full text, LLM"
+        " calls) stops in time for what is not done to fall back to the offline writer.",
+    )
+
+
 class Profile(Strict):
     """A researcher's profile. See `paperbrief profile init` for a commented template."""
 
@@ -288,18 +385,56 @@ class Profile(Strict):
     assets: list[Asset] = Field(default_factory=list, description="Datasets, tools, findings.")
     picks_per_day: int = Field(4, ge=1, le=10, description="How many papers to deep-read.")
     min_stars: int = Field(2, ge=1, le=5, description="Drop picks rated below this.")
-    timezone: str = Field("Asia/Shanghai", description="Where the reader reads the digest.")
+    timezone: str = Field(
+        "Asia/Shanghai", description="Where the reader reads the digest (a tz database name)."
+    )
     output: OutputSettings = Field(default_factory=OutputSettings)
     rank: RankSettings = Field(default_factory=RankSettings)
     delivery: DeliverySettings = Field(default_factory=DeliverySettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    run: RunSettings = Field(default_factory=RunSettings)
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_set(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("say who the digest is for")
+        if value.strip() == TEMPLATE_NAME:
+            raise ValueError(f"still the template's {TEMPLATE_NAME!r}: put your own name")
+        return value
 
     @field_validator("categories")
     @classmethod
     def _categories_not_empty(cls, value: list[str]) -> list[str]:
         if not value:
             raise ValueError("list at least one arXiv category, e.g. ['cs.SE']")
-        return value
+        return [_check_category(category) for category in value]
+
+    @field_validator("secondary_categories")
+    @classmethod
+    def _secondary_are_categories(cls, value: list[str]) -> list[str]:
+        return [_check_category(category) for category in value]
+
+    @field_validator("timezone")
+    @classmethod
+    def _timezone_exists(cls, value: str) -> str:
+        if value in time_zones():
+            try:
+                zoneinfo.ZoneInfo(value)
+                return value
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+                pass
+        close = difflib.get_close_matches(value, sorted(time_zones()), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ", e.g. 'Asia/Shanghai'"
+        raise ValueError(f"{value[:80]!r} is not a time zone of the tz database{hint}")
+
+    @property
+    def key(self) -> str:
+        """What the store keys this reader's digests, picks and deliveries by: the name.
+
+        Several profiles share one data home safely when their names differ.
+        """
+        return self.name.strip()
 
     @field_validator("research_lines")
     @classmethod
@@ -356,6 +491,7 @@ def _problem(error: Mapping[str, Any], text: str) -> ProfileProblem:
     elif kind == "missing":
         fix = "add this key"
     else:
+        message = message.removeprefix("Value error, ")
         fix = message[0].lower() + message[1:] if message else "fix the value"
     return ProfileProblem(key, fix, _line_of(key, text))
 
@@ -365,6 +501,13 @@ def parse_profile(text: str, origin: str = "<profile>") -> Profile:
     key, its fix and its line."""
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        problem = ProfileProblem("TOML", "nested far too deeply to be a profile", None)
+        raise ProfileError(
+            f"{origin} is nested far too deeply to be a profile",
+            "a profile is a handful of flat tables; check the file",
+            problems=(problem,),
+        ) from None
     except tomllib.TOMLDecodeError as error:
         found = _TOML_LINE.search(str(error))
         line = int(found.group(1)) if found else None
@@ -387,14 +530,55 @@ def parse_profile(text: str, origin: str = "<profile>") -> Profile:
         ) from error
 
 
-def load_profile(path: Path) -> Profile:
-    """Read and validate a profile file."""
+def read_profile_text(path: Path) -> str:
+    """The profile file's text; every way a file can be unreadable is a ProfileError."""
+    if path.is_dir():
+        raise ProfileError(
+            f"profile {path} is a folder, not a file",
+            "pass the TOML file itself (--profile or $PAPERBRIEF_PROFILE)",
+        )
     if not path.exists():
         raise ProfileError(
             f"profile {path} does not exist",
             "create one with `paperbrief profile init > profile.toml`, or pass --profile",
         )
-    return parse_profile(path.read_text(encoding="utf-8"), origin=str(path))
+    try:
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_PROFILE_BYTES + 1)
+    except OSError as error:
+        raise ProfileError(
+            f"cannot read profile {path}: {error.strerror or error}",
+            "check the file's permissions",
+        ) from error
+    if len(raw) > MAX_PROFILE_BYTES:
+        raise ProfileError(
+            f"profile {path} is over {MAX_PROFILE_BYTES // 1000} KB: not a profile",
+            "point --profile at your profile TOML",
+        )
+    return decode_profile(raw, str(path))
+
+
+def decode_profile(raw: bytes, origin: str) -> str:
+    """Profile bytes as text: UTF-8 (a BOM is allowed); anything else says how to fix it."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ProfileError(
+            f"{origin} is saved as UTF-16",
+            "save it as UTF-8 (in most editors: File → Save with Encoding → UTF-8)",
+        )
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise ProfileError(
+            f"{origin} is not UTF-8 text (line {line} has a byte {raw[error.start]:#04x})",
+            "save it as UTF-8 (in most editors: File → Save with Encoding → UTF-8)",
+            problems=(ProfileProblem("TOML", "the file is not UTF-8", line),),
+        ) from None
+
+
+def load_profile(path: Path) -> Profile:
+    """Read and validate a profile file."""
+    return parse_profile(read_profile_text(path), origin=str(path))
 
 
 def profile_template() -> str:
