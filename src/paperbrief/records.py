@@ -22,6 +22,7 @@ class StoredDigest:
     html: str
     writer: str  # "offline" or the writer model
     created_at: str  # ISO timestamp (UTC)
+    profile: str = ""  # the key of the profile it was made for ("" before profiles were kept)
 
     @property
     def digest_date(self) -> date:
@@ -60,6 +61,7 @@ class DigestEntry:
     title: str
     created_at: str
     picks: tuple[PickedPaper, ...] = ()
+    profile: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,19 +76,34 @@ class DigestHit:
 
 @dataclass(frozen=True)
 class DeliveryStatus:
-    """Where one channel stands with one digest."""
+    """Where one channel (or one e-mail recipient of it, ``target``) stands with a digest.
+
+    ``status``: ``intent`` (written just before sending; found later, the sender died
+    mid-send), ``sent``, ``failed`` (certainly not delivered: safe to send again) or
+    ``unknown`` (may have been delivered: never sent again without being asked to).
+    ``key`` is the Message-ID / Idempotency-Key every attempt of it carries.
+    """
 
     digest_date: date
     channel: str
-    status: str  # "sent" | "failed"
+    status: str  # intent | sent | failed | unknown
     attempts: int
     last_error: str | None
     sent_at: str | None
     updated_at: str
+    target: str = ""
+    key: str = ""
+    detail: str = ""
+    profile: str = ""
 
     @property
     def sent(self) -> bool:
         return self.status == "sent"
+
+    @property
+    def label(self) -> str:
+        """``channel`` or ``channel <target>``, for messages."""
+        return f"{self.channel} {self.target}" if self.target else self.channel
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ named by what they keep::
     store.documents    parsed full texts                (caches.py)
     store.llm          LLM calls, spend, answer cache   (caches.py)
     store.feedback     the reader's signals             (feedback.py)
-    store.deliveries   delivery state per channel       (feedback.py)
+    store.deliveries   the delivery journal             (deliveries.py)
     store.verdicts     the LLM judge's verdicts         (judging.py)
 
 Reads return typed values (``models``, ``records``, ``Document``); writes take values;
@@ -29,16 +29,19 @@ from __future__ import annotations
 import sqlite3
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from datetime import date
 from pathlib import Path
 
 from paperbrief.errors import StoreError
 from paperbrief.store.caches import Documents, Embeddings, LLMRecords
 from paperbrief.store.daily import Briefs, Digests, Outputs, Picks, Rankings, Runs
 from paperbrief.store.database import Database, store_error
-from paperbrief.store.feedback import Deliveries, Feedback
+from paperbrief.store.deliveries import Deliveries
+from paperbrief.store.feedback import Feedback
 from paperbrief.store.judging import Verdicts
 from paperbrief.store.listings import Listings
+from paperbrief.store.lock import run_lock
 from paperbrief.store.schema import migrate
 
 
@@ -70,6 +73,25 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def home(self) -> Path:
+        """The data home: the folder holding the database (and the run locks)."""
+        return self.path.parent
+
+    def run_lock(self, day: date, profile: str, command: str = "run") -> AbstractContextManager[None]:
+        """The lock of one profile's digest day (``store/lock.py``); raises RunInProgress."""
+        return run_lock(self.home, day, profile, command)
+
+    def adopt_unnamed(self, profile: str) -> None:
+        """Give rows made before profiles were kept (profile '') to ``profile``.
+
+        A home of an older paperbrief had one reader; its first run afterwards takes them,
+        so an already published day is not published again under the new key.
+        """
+        with self._db.write() as db:
+            for table in ("digests", "picks", "briefs", "outputs", "deliveries"):
+                db.execute(f"UPDATE OR IGNORE {table} SET profile=? WHERE profile=''", (profile,))
 
     def schema_version(self) -> int:
         with self._db.read() as db:

@@ -92,21 +92,36 @@ def _scored(row: sqlite3.Row, paper: Paper) -> ScoredPaper:
     )
 
 
+def _of_profile(profile: str | None) -> tuple[str, tuple[str, ...]]:
+    """A WHERE fragment (and its argument) for one profile's rows; None: every profile."""
+    return ("", ()) if profile is None else (" AND profile=?", (profile,))
+
+
 class Picks:
-    """``store.picks``: which papers each digest deep-reads, in digest order."""
+    """``store.picks``: which papers each digest deep-reads, in digest order, per profile."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def save(self, digest_date: date, listing_day: date, picks: Sequence[ScoredPaper]) -> None:
+    def save(
+        self,
+        digest_date: date,
+        listing_day: date,
+        picks: Sequence[ScoredPaper],
+        profile: str = "",
+    ) -> None:
         stamp = now()
         with self._db.write() as db:
-            db.execute("DELETE FROM picks WHERE digest_date=?", (digest_date.isoformat(),))
+            db.execute(
+                "DELETE FROM picks WHERE digest_date=? AND profile=?",
+                (digest_date.isoformat(), profile),
+            )
             db.executemany(
-                "INSERT INTO picks (digest_date, listing_day, paper_id, position, stars,"
-                " created_at) VALUES (?,?,?,?,?,?)",
+                "INSERT INTO picks (profile, digest_date, listing_day, paper_id, position,"
+                " stars, created_at) VALUES (?,?,?,?,?,?,?)",
                 [
                     (
+                        profile,
                         digest_date.isoformat(),
                         listing_day.isoformat(),
                         p.paper.id,
@@ -118,14 +133,16 @@ class Picks:
                 ],
             )
 
-    def ids(self, digest_date: date) -> list[str]:
-        """The picks of a digest date, in digest order."""
+    def ids(self, digest_date: date, profile: str | None = None) -> list[str]:
+        """The picks of a digest date, in digest order (of one profile when given)."""
+        where, args = _of_profile(profile)
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT paper_id FROM picks WHERE digest_date=? ORDER BY position",
-                (digest_date.isoformat(),),
+                "SELECT paper_id FROM picks WHERE digest_date=?" + where
+                + " ORDER BY profile, position",
+                (digest_date.isoformat(), *args),
             ).fetchall()
-        return [row[0] for row in rows]
+        return list(dict.fromkeys(row[0] for row in rows))
 
     def ids_before(self, listing_day: date) -> set[str]:
         """Papers picked by digests of listing days before ``listing_day`` (history)."""
@@ -140,7 +157,8 @@ class Picks:
         """Digest dates that picked ``paper_id``, newest first."""
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT digest_date FROM picks WHERE paper_id=? ORDER BY digest_date DESC",
+                "SELECT DISTINCT digest_date FROM picks WHERE paper_id=?"
+                " ORDER BY digest_date DESC",
                 (paper_id,),
             ).fetchall()
         return [date.fromisoformat(row[0]) for row in rows]
@@ -152,12 +170,15 @@ class Briefs:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def save(self, digest_date: date, language: str, writer: str, brief: PaperBrief) -> None:
+    def save(
+        self, digest_date: date, language: str, writer: str, brief: PaperBrief, profile: str = ""
+    ) -> None:
         with self._db.write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO briefs (digest_date, paper_id, language, writer, body,"
-                " created_at) VALUES (?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO briefs (profile, digest_date, paper_id, language, writer,"
+                " body, created_at) VALUES (?,?,?,?,?,?,?)",
                 (
+                    profile,
                     digest_date.isoformat(),
                     brief.paper.id,
                     language,
@@ -168,31 +189,38 @@ class Briefs:
             )
 
     def load(
-        self, digest_date: date, paper_id: str, language: str, writer: str
+        self, digest_date: date, paper_id: str, language: str, writer: str, profile: str = ""
     ) -> PaperBrief | None:
         with self._db.read() as db:
             row = db.execute(
                 "SELECT body FROM briefs WHERE digest_date=? AND paper_id=? AND language=?"
-                " AND writer=?",
-                (digest_date.isoformat(), paper_id, language, writer),
+                " AND writer=? AND profile=?",
+                (digest_date.isoformat(), paper_id, language, writer, profile),
             ).fetchone()
         return codec.decode(PaperBrief, row[0]) if row else None
 
 
 class Digests:
-    """``store.digests``: published digests, as values and as rendered."""
+    """``store.digests``: published digests, as values and as rendered, per profile.
+
+    Reads take ``profile``: a profile's key for its own digests, None for every profile's
+    (the web UI's archive).
+    """
 
     def __init__(self, db: Database, picks: Picks) -> None:
         self._db = db
         self._picks = picks
 
-    def save(self, digest: Digest, writer: str, markdown: str, html: str) -> StoredDigest:
+    def save(
+        self, digest: Digest, writer: str, markdown: str, html: str, profile: str = ""
+    ) -> StoredDigest:
         stamp = now()
         with self._db.write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO digests (digest_date, language, listing_day, writer,"
-                " title, markdown, html, body, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO digests (profile, digest_date, language, listing_day,"
+                " writer, title, markdown, html, body, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (
+                    profile,
                     digest.digest_date.isoformat(),
                     digest.language,
                     digest.listing_day.isoformat(),
@@ -204,35 +232,41 @@ class Digests:
                     stamp,
                 ),
             )
-        return StoredDigest(digest, markdown, html, writer, stamp)
+        return StoredDigest(digest, markdown, html, writer, stamp, profile)
 
-    def load(self, digest_date: date, language: str | None = None) -> StoredDigest | None:
+    def load(
+        self, digest_date: date, language: str | None = None, profile: str | None = None
+    ) -> StoredDigest | None:
         """The digest of a date (in ``language``, else the newest of any language)."""
-        with self._db.read() as db:
-            if language is None:
-                row = db.execute(
-                    "SELECT * FROM digests WHERE digest_date=? ORDER BY created_at DESC LIMIT 1",
-                    (digest_date.isoformat(),),
-                ).fetchone()
-            else:
-                row = db.execute(
-                    "SELECT * FROM digests WHERE digest_date=? AND language=?",
-                    (digest_date.isoformat(), language),
-                ).fetchone()
-        return _stored(row) if row is not None else None
-
-    def latest(self) -> StoredDigest | None:
+        where, args = _of_profile(profile)
+        if language is not None:
+            where, args = where + " AND language=?", (*args, language)
         with self._db.read() as db:
             row = db.execute(
-                "SELECT * FROM digests ORDER BY digest_date DESC, created_at DESC LIMIT 1"
+                "SELECT * FROM digests WHERE digest_date=?" + where
+                + " ORDER BY created_at DESC LIMIT 1",
+                (digest_date.isoformat(), *args),
             ).fetchone()
         return _stored(row) if row is not None else None
 
-    def recent(self, limit: int) -> list[StoredDigest]:
+    def latest(self, profile: str | None = None) -> StoredDigest | None:
+        where, args = _of_profile(profile)
+        with self._db.read() as db:
+            row = db.execute(
+                "SELECT * FROM digests WHERE 1" + where
+                + " ORDER BY digest_date DESC, created_at DESC LIMIT 1",
+                args,
+            ).fetchone()
+        return _stored(row) if row is not None else None
+
+    def recent(self, limit: int, profile: str | None = None) -> list[StoredDigest]:
         """The newest ``limit`` digests (every language), newest first."""
+        where, args = _of_profile(profile)
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT * FROM digests ORDER BY digest_date DESC, language LIMIT ?", (limit,)
+                "SELECT * FROM digests WHERE 1" + where
+                + " ORDER BY digest_date DESC, language LIMIT ?",
+                (*args, limit),
             ).fetchall()
         return [_stored(row) for row in rows]
 
@@ -240,18 +274,19 @@ class Digests:
         """The archive, newest first: each digest with its picks, without bodies."""
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT digest_date, language, listing_day, writer, title, created_at"
-                " FROM digests ORDER BY digest_date DESC LIMIT ?",
+                "SELECT profile, digest_date, language, listing_day, writer, title, created_at"
+                " FROM digests ORDER BY digest_date DESC, profile LIMIT ?",
                 (limit,),
             ).fetchall()
             picked = db.execute(
-                "SELECT k.digest_date, k.paper_id, k.stars, COALESCE(p.title, '') AS title"
+                "SELECT k.profile, k.digest_date, k.paper_id, k.stars,"
+                " COALESCE(p.title, '') AS title"
                 " FROM picks k LEFT JOIN papers p ON p.id = k.paper_id"
                 " ORDER BY k.digest_date, k.position"
             ).fetchall()
-        by_date: dict[str, list[PickedPaper]] = {}
+        by_date: dict[tuple[str, str], list[PickedPaper]] = {}
         for row in picked:
-            by_date.setdefault(row["digest_date"], []).append(
+            by_date.setdefault((row["profile"], row["digest_date"]), []).append(
                 PickedPaper(row["paper_id"], row["title"], row["stars"])
             )
         return [
@@ -262,15 +297,19 @@ class Digests:
                 writer=row["writer"],
                 title=row["title"],
                 created_at=row["created_at"],
-                picks=tuple(by_date.get(row["digest_date"], ())),
+                picks=tuple(by_date.get((row["profile"], row["digest_date"]), ())),
+                profile=row["profile"],
             )
             for row in rows
         ]
 
-    def dates_for_listing(self, listing_day: date, language: str | None = None) -> list[date]:
+    def dates_for_listing(
+        self, listing_day: date, language: str | None = None, profile: str | None = None
+    ) -> list[date]:
         """Digest dates already published from ``listing_day`` (in ``language`` if given)."""
-        query = "SELECT digest_date FROM digests WHERE listing_day=?"
-        args: tuple[str, ...] = (listing_day.isoformat(),)
+        where, args = _of_profile(profile)
+        query = "SELECT DISTINCT digest_date FROM digests WHERE listing_day=?" + where
+        args = (listing_day.isoformat(), *args)
         if language is not None:
             query, args = query + " AND language=?", (*args, language)
         with self._db.read() as db:
@@ -323,6 +362,7 @@ def _stored(row: sqlite3.Row) -> StoredDigest:
         html=row["html"],
         writer=row["writer"],
         created_at=row["created_at"],
+        profile=row["profile"],
     )
 
 
@@ -332,12 +372,14 @@ class Outputs:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def record(self, digest_date: date, kind: str, path: str, sha256: str) -> None:
+    def record(
+        self, digest_date: date, kind: str, path: str, sha256: str, profile: str = ""
+    ) -> None:
         with self._db.write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO outputs (digest_date, kind, path, sha256, written_at)"
-                " VALUES (?,?,?,?,?)",
-                (digest_date.isoformat(), kind, path, sha256, now()),
+                "INSERT OR REPLACE INTO outputs (digest_date, kind, path, sha256, written_at,"
+                " profile) VALUES (?,?,?,?,?,?)",
+                (digest_date.isoformat(), kind, path, sha256, now(), profile),
             )
 
 
@@ -353,17 +395,19 @@ class Runs:
         listing_day: date | None = None,
         digest_date: date | None = None,
         fingerprint: str | None = None,
+        profile: str | None = None,
     ) -> int:
         with self._db.write() as db:
             cursor = db.execute(
                 "INSERT INTO runs (command, listing_day, digest_date, profile_fingerprint,"
-                " started_at) VALUES (?,?,?,?,?)",
+                " started_at, profile) VALUES (?,?,?,?,?,?)",
                 (
                     command,
                     listing_day.isoformat() if listing_day else None,
                     digest_date.isoformat() if digest_date else None,
                     fingerprint,
                     now(),
+                    profile,
                 ),
             )
             return int(cursor.lastrowid or 0)

@@ -215,10 +215,111 @@ def m003_judge_verdicts(db: sqlite3.Connection) -> None:
     )
 
 
+def m004_records_keyed_by_profile(db: sqlite3.Connection) -> None:
+    """Picks, briefs, digests and output records carry the profile they were made for, so
+    several profiles (readers) share one data home without taking each other's digests.
+
+    Rows made before this migration get profile '' and are adopted by the first profile
+    that runs afterwards (``Store.adopt_unnamed``): an older home had one reader.
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE picks_by_profile (
+            profile TEXT NOT NULL DEFAULT '',
+            digest_date TEXT NOT NULL,
+            listing_day TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            stars INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (profile, digest_date, paper_id)
+        );
+        INSERT INTO picks_by_profile (digest_date, listing_day, paper_id, position, stars,
+            created_at)
+            SELECT digest_date, listing_day, paper_id, position, stars, created_at FROM picks;
+        DROP TABLE picks;
+        ALTER TABLE picks_by_profile RENAME TO picks;
+        CREATE INDEX picks_paper ON picks(paper_id);
+        CREATE INDEX picks_listing_day ON picks(listing_day);
+        CREATE TABLE briefs_by_profile (
+            profile TEXT NOT NULL DEFAULT '',
+            digest_date TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            language TEXT NOT NULL,
+            writer TEXT NOT NULL,
+            body TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (profile, digest_date, paper_id, language, writer)
+        );
+        INSERT INTO briefs_by_profile (digest_date, paper_id, language, writer, body,
+            created_at)
+            SELECT digest_date, paper_id, language, writer, body, created_at FROM briefs;
+        DROP TABLE briefs;
+        ALTER TABLE briefs_by_profile RENAME TO briefs;
+        CREATE TABLE digests_by_profile (
+            profile TEXT NOT NULL DEFAULT '',
+            digest_date TEXT NOT NULL,
+            language TEXT NOT NULL,
+            listing_day TEXT NOT NULL,
+            writer TEXT NOT NULL,
+            title TEXT NOT NULL,
+            markdown TEXT NOT NULL,
+            html TEXT NOT NULL,
+            body TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (profile, digest_date, language)
+        );
+        INSERT INTO digests_by_profile (digest_date, language, listing_day, writer, title,
+            markdown, html, body, created_at)
+            SELECT digest_date, language, listing_day, writer, title, markdown, html, body,
+            created_at FROM digests;
+        DROP TABLE digests;
+        ALTER TABLE digests_by_profile RENAME TO digests;
+        ALTER TABLE outputs ADD COLUMN profile TEXT NOT NULL DEFAULT '';
+        ALTER TABLE runs ADD COLUMN profile TEXT;
+        """,
+    )
+
+
+def m005_delivery_journal(db: sqlite3.Connection) -> None:
+    """Deliveries become a journal written before sending: a row per channel (and per
+    e-mail recipient) goes to 'intent' before the send and to sent / failed / unknown
+    after it, with the idempotency key (Message-ID, Idempotency-Key) every attempt reuses.
+    An 'intent' found by a later run means the sender died mid-send."""
+    run_script(
+        db,
+        """
+        CREATE TABLE delivery_journal (
+            profile TEXT NOT NULL DEFAULT '',
+            digest_date TEXT NOT NULL,
+            channel TEXT NOT NULL,
+            target TEXT NOT NULL DEFAULT '',  -- an e-mail recipient; '' for the channel
+            status TEXT NOT NULL CHECK (status IN ('intent', 'sent', 'failed', 'unknown')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            key TEXT NOT NULL DEFAULT '',     -- sent with every attempt, for deduplication
+            last_error TEXT,
+            detail TEXT NOT NULL DEFAULT '',
+            sent_at TEXT,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (profile, digest_date, channel, target)
+        );
+        INSERT INTO delivery_journal (digest_date, channel, status, attempts, last_error,
+            sent_at, updated_at)
+            SELECT digest_date, channel, status, attempts, last_error, sent_at, updated_at
+            FROM deliveries;
+        DROP TABLE deliveries;
+        ALTER TABLE delivery_journal RENAME TO deliveries;
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial_schema,
     m002_picks_by_paper,
     m003_judge_verdicts,
+    m004_records_keyed_by_profile,
+    m005_delivery_journal,
 )
 
 

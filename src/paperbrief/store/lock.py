@@ -1,0 +1,62 @@
+"""The run lock: one run (or send) per data home, profile and digest day at a time.
+
+Two runs of the same day once both delivered and both paid every LLM call. The lock is an
+``flock`` on a file in the data home's ``locks/`` folder: the kernel drops it when the
+holder exits, however it exits (kill -9 included), so a lock is never left stale. The file
+says who holds it (pid, command, since when), for the message the second run prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+
+from paperbrief.errors import RunInProgress, StoreError
+from paperbrief.store.database import now
+
+
+def lock_path(home: Path, day: date, profile: str) -> Path:
+    """The lock file of one profile's digest day (the profile key is hashed: any text)."""
+    tag = hashlib.sha256(profile.encode("utf-8")).hexdigest()[:12]
+    return home / "locks" / f"run-{day.isoformat()}-{tag}.lock"
+
+
+@contextmanager
+def run_lock(home: Path, day: date, profile: str, command: str) -> Iterator[None]:
+    """Hold the lock of ``day`` for ``profile`` in the block, or raise ``RunInProgress``."""
+    path = lock_path(home, day, profile)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        raise StoreError(
+            f"cannot create the run lock {path}: {error.strerror or error}",
+            "point PAPERBRIEF_HOME at a folder you can write to",
+        ) from error
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(handle, 400, 0).decode("utf-8", "replace").strip() or "unknown"
+            raise RunInProgress(
+                f"another paperbrief {command} for {day.isoformat()} ({profile}) is in progress"
+                f" ({holder}); this one did nothing",
+                "wait for it to finish; a rerun afterwards reuses what it did and sends"
+                " nothing twice",
+            ) from None
+        os.ftruncate(handle, 0)
+        os.pwrite(handle, f"pid {os.getpid()}, {command}, since {now()}".encode(), 0)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                os.ftruncate(handle, 0)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    finally:
+        os.close(handle)
