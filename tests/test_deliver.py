@@ -249,7 +249,7 @@ def test_feed_lists_recent_digests_escaped(tmp_path: Path) -> None:
     with open_store(tmp_path / "pb.db") as store:
         for day in (date(2026, 5, 19), date(2026, 5, 20), date(2026, 5, 21)):
             older = replace(digest, digest_date=day, title=f"arXiv 每日速递 {day}")
-            store.digests.save(older, "offline", "md", render_html(older, profile))
+            store.digests.save(older, "offline", "md", render_html(older, profile), profile.key)
         results = _deliver(
             store, profile, digest, render_markdown(digest, profile), render_html(digest, profile),
             environ={},

@@ -131,9 +131,14 @@ def test_mail_arrives_with_chinese_subject_and_both_parts(
     finally:
         controller.stop()
     assert [(r.channel, r.status) for r in results] == [("email", "sent")], results
-    assert len(inbox.messages) == 1
+    # one envelope (and one stable Message-ID) per recipient, the To: header naming both
+    assert [recipients for recipients, _ in inbox.messages] == [
+        ["a@example.org"],
+        ["b@example.org"],
+    ]
+    ids = [email.message_from_bytes(raw)["Message-ID"] for _, raw in inbox.messages]
+    assert len(set(ids)) == 2 and all(i.startswith("<paperbrief.") for i in ids)
     recipients, raw = inbox.messages[0]
-    assert recipients == ["a@example.org", "b@example.org"]
     assert b"=?utf-8?" in raw.lower()  # the Chinese subject travels RFC 2047-encoded
     message = email.message_from_bytes(raw, policy=email.policy.default)
     assert str(make_header(decode_header(raw.split(b"Subject: ")[1].split(b"\r\n")[0].decode()))) \
@@ -163,11 +168,11 @@ def test_wrong_password_is_recorded_as_failure(tmp_path: Path, certificate) -> N
             results = _deliver(
                 store, profile, digest, markdown, html, environ={"TEST_SMTP_PASSWORD": "wrong"}
             )
-            row = store.deliveries.status(DAY, "email")
+            (row,) = store.deliveries.of(DAY)
     finally:
         controller.stop()
     assert results[0].status == "failed" and "SMTPAuthenticationError" in results[0].detail
-    assert row.status == "failed" and row.attempts == 1
+    assert row.channel == "email" and row.status == "failed" and row.attempts == 1
 
 
 def test_missing_password_variable_says_which_to_export(tmp_path: Path, certificate) -> None:

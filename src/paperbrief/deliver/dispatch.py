@@ -1,42 +1,63 @@
-"""Send one digest to every configured channel, each exactly once.
+"""Send one digest to every configured channel: exactly once where the receiver allows it,
+at most once otherwise, and always said.
 
 Contract of ``deliver_digest``: the digest files are already on disk; every configured
-channel (or the ones named) is tried independently. A channel the journal records as sent
-is skipped unless ``force``; a failure is recorded with its error, reported in the result,
-and retried by the next run. No channel's failure stops the others.
+channel (or the ones named) is tried independently, and no channel's failure stops the
+others. The journal (``DeliveryJournal``, the store's ``deliveries``) is written before
+each send (``intent``) and after it (``sent`` / ``failed`` / ``unknown``); e-mail is
+journalled per recipient. On the next call:
+
+* ``sent`` is skipped (unless ``force``);
+* ``failed`` (certainly not delivered) is sent again;
+* ``unknown`` (a timeout after the request went out, a connection broken while the mail's
+  content was on its way) is never sent again unasked: it is reported, with the hint to
+  run ``paperbrief send --retry-unknown`` (or ``force``);
+* an ``intent`` left behind means the sender died mid-send (the caller holds the run lock,
+  so no live process owns it): the blog post and the feed are files, rewriting them is
+  harmless, so they are retried; an e-mail or a webhook becomes ``unknown``.
+
+Every attempt of one message carries the same key (a Message-ID per digest and
+recipient, an ``Idempotency-Key`` per digest and webhook), so a receiver that deduplicates
+drops a repeat.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from functools import partial
 from pathlib import Path
 from typing import Literal, Protocol
 from urllib.parse import quote
 
 from paperbrief.deliver.blog import write_blog_post
 from paperbrief.deliver.feed import AtomEntry, build_atom_feed, write_feed
-from paperbrief.deliver.mail import SmtpSender, build_email
+from paperbrief.deliver.mail import RecipientOutcome, SmtpSender, build_email
 from paperbrief.deliver.message import Announcement, announcement_from_digest, digest_link
 from paperbrief.deliver.webhooks import WebhookSender
-from paperbrief.errors import DeliveryError
+from paperbrief.errors import DeliveryError, DeliveryUnknown
 from paperbrief.profile import DeliverySettings, Profile, WebhookSettings
 from paperbrief.records import DeliveryStatus, StoredDigest
+
+Status = Literal["sent", "already-sent", "failed", "unknown"]
+IDEMPOTENT = frozenset({"blog", "feed"})  # files: writing them again changes nothing
+RETRY_UNKNOWN_HINT = "paperbrief send --date {date} --retry-unknown"
 
 
 @dataclass(frozen=True)
 class DeliveryResult:
     channel: str
-    status: Literal["sent", "already-sent", "failed"]
+    status: Status
     detail: str = ""  # where it went, or the error and its hint
-    attempts: int = 0  # attempts recorded in the store so far
+    attempts: int = 0  # attempts recorded in the journal so far
+    digest_date: date | None = None
 
     @property
     def ok(self) -> bool:
-        return self.status != "failed"
+        return self.status in ("sent", "already-sent")
 
 
 @dataclass(frozen=True)
@@ -47,22 +68,46 @@ class Outgoing:
     markdown: str
     html: str
     announcement: Announcement
+    profile: str
 
 
 class DeliveryJournal(Protocol):
-    """Where each channel's outcome is kept (the store's ``deliveries`` part)."""
+    """Where each send is written before and after it happens (the store's deliveries)."""
 
-    def status(self, digest_date: date, channel: str) -> DeliveryStatus | None: ...
+    def targets(self, digest_date: date, channel: str, profile: str) -> list[DeliveryStatus]: ...
 
-    def record(
-        self, digest_date: date, channel: str, ok: bool, error: str | None = None
+    def intend(
+        self, digest_date: date, channel: str, *, key: str, profile: str = "", target: str = ""
+    ) -> DeliveryStatus: ...
+
+    def settle(
+        self,
+        digest_date: date,
+        channel: str,
+        status: str,
+        *,
+        profile: str = "",
+        target: str = "",
+        error: str | None = None,
+        detail: str = "",
     ) -> DeliveryStatus: ...
 
 
 class DigestArchive(Protocol):
     """Earlier digests the feed lists (the store's ``digests`` part)."""
 
-    def recent(self, limit: int) -> list[StoredDigest]: ...
+    def recent(self, limit: int, profile: str | None = None) -> list[StoredDigest]: ...
+
+
+def delivery_key(profile: str, digest_date: date, channel: str, target: str = "") -> str:
+    """The key every attempt of one message carries (stable: derived, not random)."""
+    blob = "\x1f".join((profile, digest_date.isoformat(), channel, target))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
+
+
+def message_id(key: str, sender: str) -> str:
+    domain = sender.rpartition("@")[2].strip("> ") or "paperbrief.local"
+    return f"<paperbrief.{key}@{domain}>"
 
 
 def configured_channels(settings: DeliverySettings) -> list[str]:
@@ -100,7 +145,7 @@ def _feed_entries(archive: DigestArchive, profile: Profile, post: Outgoing) -> l
         link=post.announcement.link,
     )
     entries = [current]
-    for stored in archive.recent(settings.feed.size + 1):
+    for stored in archive.recent(settings.feed.size + 1, profile=post.profile):
         if (stored.digest_date, stored.language) == (current.digest_date, current.language):
             continue
         announcement = announcement_from_digest(stored.digest)
@@ -119,10 +164,9 @@ def _feed_entries(archive: DigestArchive, profile: Profile, post: Outgoing) -> l
     return entries[: settings.feed.size]
 
 
-def _senders(
-    archive: DigestArchive, profile: Profile, post: Outgoing, environ: Mapping[str, str]
+def _file_senders(
+    archive: DigestArchive, profile: Profile, post: Outgoing
 ) -> dict[str, Callable[[], str]]:
-    """One zero-argument callable per configured channel; each raises on failure."""
     settings = profile.delivery
     senders: dict[str, Callable[[], str]] = {}
 
@@ -146,13 +190,151 @@ def _senders(
         )
         return write_feed(Path(settings.feed.path).expanduser(), document)
 
-    def email() -> str:
-        mail = settings.email
+    if settings.blog.folder:
+        senders["blog"] = blog
+    if settings.feed.path:
+        senders["feed"] = feed
+    return senders
+
+
+def _send_webhook(
+    hook: WebhookSettings, post: Outgoing, environ: Mapping[str, str], key: str
+) -> str:
+    url = hook.url
+    if hook.url_env:
+        url = environ.get(hook.url_env) or url or _secret(environ, hook.url_env, "webhook URL")
+    secret = _secret(environ, hook.secret_env, "webhook secret") if hook.secret_env else ""
+    sender = WebhookSender(hook.kind, url, secret, max_chars=hook.max_chars, timeout=hook.timeout)
+    return sender.send(post.announcement, key)
+
+
+class _Delivery:
+    """One call of ``deliver_digest``: the journal around every send."""
+
+    def __init__(
+        self,
+        journal: DeliveryJournal,
+        post: Outgoing,
+        *,
+        force: bool,
+        retry_unknown: bool,
+    ) -> None:
+        self.journal = journal
+        self.post = post
+        self.force = force
+        self.retry_unknown = retry_unknown
+
+    def _hint(self) -> str:
+        return RETRY_UNKNOWN_HINT.format(date=self.post.digest_date.isoformat())
+
+    def _should_send(self, row: DeliveryStatus | None, idempotent: bool) -> bool | DeliveryStatus:
+        """True to send; otherwise the row to report (already sent, or unknown)."""
+        if row is None or row.status == "failed" or self.force:
+            return True
+        if row.status == "intent":
+            if idempotent:
+                return True
+            row = self.journal.settle(
+                self.post.digest_date, row.channel, "unknown", profile=self.post.profile,
+                target=row.target, error="the sender stopped mid-send (killed or crashed);"
+                " it may have been delivered",
+            )  # fmt: skip
+        if row.status == "unknown":
+            return True if self.retry_unknown else row
+        return row  # sent
+
+    def _report(self, row: DeliveryStatus) -> DeliveryResult:
+        if row.status == "sent":
+            return DeliveryResult(row.channel, "already-sent", f"sent {row.sent_at}",
+                                  row.attempts, row.digest_date)  # fmt: skip
+        return DeliveryResult(
+            row.channel, "unknown",
+            f"{row.label}: not sent again — {row.last_error or 'may have been delivered'};"
+            f" `{self._hint()}` sends it again",
+            row.attempts, row.digest_date,
+        )  # fmt: skip
+
+    def one(self, channel: str, send: Callable[[str], str]) -> DeliveryResult:
+        """A channel with one receiver (blog, feed, a webhook)."""
+        post = self.post
+        rows = {row.target: row for row in self.journal.targets(
+            post.digest_date, channel, post.profile)}  # fmt: skip
+        decision = self._should_send(rows.get(""), channel in IDEMPOTENT)
+        if decision is not True:
+            assert isinstance(decision, DeliveryStatus)
+            return self._report(decision)
+        key = delivery_key(post.profile, post.digest_date, channel)
+        intent = self.journal.intend(post.digest_date, channel, key=key, profile=post.profile)
+        try:
+            detail = send(intent.key or key)
+        except DeliveryUnknown as error:
+            row = self.journal.settle(post.digest_date, channel, "unknown",
+                                      profile=post.profile, error=str(error))  # fmt: skip
+            return DeliveryResult(channel, "unknown", f"{error}", row.attempts, post.digest_date)
+        # One channel's failure must never block the others, whatever it raised.
+        except Exception as error:
+            message = (
+                str(error)
+                if isinstance(error, DeliveryError)
+                else f"{type(error).__name__}: {error}"
+            )
+            row = self.journal.settle(post.digest_date, channel, "failed",
+                                      profile=post.profile, error=message)  # fmt: skip
+            return DeliveryResult(channel, "failed", message, row.attempts, post.digest_date)
+        row = self.journal.settle(post.digest_date, channel, "sent", profile=post.profile,
+                                  detail=detail)  # fmt: skip
+        return DeliveryResult(channel, "sent", detail, row.attempts, post.digest_date)
+
+    def email(self, profile: Profile, environ: Mapping[str, str]) -> DeliveryResult:
+        """E-mail: one message (and one journal row, one Message-ID) per recipient."""
+        post, mail = self.post, profile.delivery.email
+        rows = {row.target: row for row in self.journal.targets(
+            post.digest_date, "email", post.profile)}  # fmt: skip
+        legacy = rows.get("")  # a row from before recipients were journalled one by one
+        if legacy is not None and legacy.sent and not self.force:
+            return self._report(legacy)
+        pending: list[str] = []
+        reports: list[DeliveryStatus] = []
+        for recipient in dict.fromkeys(mail.to):
+            decision = self._should_send(rows.get(recipient), idempotent=False)
+            if decision is True:
+                pending.append(recipient)
+            else:
+                assert isinstance(decision, DeliveryStatus)
+                reports.append(decision)
+        outcomes: list[RecipientOutcome] = []
+        if pending:
+            try:
+                outcomes = self._send_mail(profile, pending, environ)
+            except DeliveryError as error:
+                outcomes = [RecipientOutcome(r, "failed", str(error)) for r in pending]
+        for outcome in outcomes:
+            if outcome.status == "failed":  # it failed before its DATA: count the attempt
+                key = delivery_key(post.profile, post.digest_date, "email", outcome.recipient)
+                self.journal.intend(post.digest_date, "email", key=key, profile=post.profile,
+                                    target=outcome.recipient)  # fmt: skip
+            self.journal.settle(
+                post.digest_date, "email", outcome.status, profile=post.profile,
+                target=outcome.recipient, detail=outcome.detail,
+                error=None if outcome.status == "sent" else outcome.detail,
+            )  # fmt: skip
+        return self._email_result(outcomes, reports)
+
+    def _send_mail(
+        self, profile: Profile, recipients: Sequence[str], environ: Mapping[str, str]
+    ) -> list[RecipientOutcome]:
+        post, mail = self.post, profile.delivery.email
         password = _secret(environ, mail.password_env, "SMTP password") if mail.username else ""
         subject = mail.subject.replace("{title}", post.announcement.title).replace(
             "{date}", post.digest_date.isoformat()
         )
-        message = build_email(subject, mail.sender, list(mail.to), post.markdown, post.html)
+        template = build_email(subject, mail.sender, list(mail.to), post.markdown, post.html)
+        messages = []
+        for recipient in recipients:
+            message = copy.deepcopy(template)
+            key = delivery_key(post.profile, post.digest_date, "email", recipient)
+            message.replace_header("Message-ID", message_id(key, mail.sender))
+            messages.append((recipient, message))
         sender = SmtpSender(
             mail.smtp_host,
             mail.smtp_port,
@@ -162,26 +344,38 @@ def _senders(
             ca_file=mail.ca_file,
             timeout=mail.timeout,
         )
-        return sender.send(message)
 
-    if settings.blog.folder:
-        senders["blog"] = blog
-    if settings.feed.path:
-        senders["feed"] = feed
-    if settings.email.smtp_host:
-        senders["email"] = email
-    for hook in settings.webhooks:
-        senders[hook.channel] = partial(_send_webhook, hook, post, environ)
-    return senders
+        def before_data(recipient: str) -> None:
+            key = delivery_key(post.profile, post.digest_date, "email", recipient)
+            self.journal.intend(post.digest_date, "email", key=key, profile=post.profile,
+                                target=recipient)  # fmt: skip
 
+        return sender.send(messages, before_data)
 
-def _send_webhook(hook: WebhookSettings, post: Outgoing, environ: Mapping[str, str]) -> str:
-    url = hook.url
-    if hook.url_env:
-        url = environ.get(hook.url_env) or url or _secret(environ, hook.url_env, "webhook URL")
-    secret = _secret(environ, hook.secret_env, "webhook secret") if hook.secret_env else ""
-    sender = WebhookSender(hook.kind, url, secret, max_chars=hook.max_chars, timeout=hook.timeout)
-    return sender.send(post.announcement)
+    def _email_result(
+        self, outcomes: list[RecipientOutcome], reports: list[DeliveryStatus]
+    ) -> DeliveryResult:
+        post = self.post
+        rows = self.journal.targets(post.digest_date, "email", post.profile)
+        attempts = max((row.attempts for row in rows), default=0)
+        parts = [f"{o.recipient}: {o.status} ({o.detail})" for o in outcomes]
+        parts += [self._report(row).detail for row in reports if row.status != "sent"]
+        already = [row for row in reports if row.status == "sent"]
+        if already:
+            parts.append(f"{len(already)} already sent")
+        statuses = {o.status for o in outcomes} | {row.status for row in reports}
+        status: Status
+        if "unknown" in statuses:
+            status = "unknown"
+        elif "failed" in statuses:
+            status = "failed"
+        elif outcomes:
+            status = "sent"
+        else:
+            status = "already-sent"
+        if "unknown" in {o.status for o in outcomes}:
+            parts.append(f"`{self._hint()}` sends the unknown ones again")
+        return DeliveryResult("email", status, "; ".join(parts), attempts, post.digest_date)
 
 
 def deliver_digest(
@@ -192,44 +386,42 @@ def deliver_digest(
     *,
     channels: list[str] | None = None,
     force: bool = False,
+    retry_unknown: bool = False,
     environ: Mapping[str, str] = os.environ,
 ) -> list[DeliveryResult]:
-    """Send a published digest to its channels; see the module docstring for the contract."""
+    """Send a published digest to its channels; see the module docstring for the contract.
+
+    ``force`` sends every channel again, sent ones included (`paperbrief send`);
+    ``retry_unknown`` sends the unknown ones again too (`send --retry-unknown`).
+    """
     link = digest_link(profile.delivery.link, stored.digest_date)
     post = Outgoing(
         stored.digest_date,
         stored.markdown,
         stored.html,
         announcement_from_digest(stored.digest, link),
+        profile.key,
     )
-    senders = _senders(archive, profile, post, environ)
-    wanted = list(senders) if channels is None else channels
-    unknown = [name for name in wanted if name not in senders]
+    files = _file_senders(archive, profile, post)
+    hooks = {hook.channel: hook for hook in profile.delivery.webhooks}
+    available = configured_channels(profile.delivery)
+    wanted = available if channels is None else channels
+    unknown = [name for name in wanted if name not in available]
     if unknown:
         raise DeliveryError(
             f"unknown or unconfigured channel(s): {', '.join(unknown)}",
-            f"configured: {', '.join(senders) or 'none'}; see [delivery] in the profile",
+            f"configured: {', '.join(available) or 'none'}; see [delivery] in the profile",
         )
+    delivery = _Delivery(journal, post, force=force, retry_unknown=retry_unknown)
     results = []
     for name in wanted:
-        status = journal.status(post.digest_date, name)
-        if status is not None and status.sent and not force:
-            results.append(
-                DeliveryResult(name, "already-sent", f"sent {status.sent_at}", status.attempts)
-            )
-            continue
-        try:
-            detail = senders[name]()
-        # One channel's failure must never block the others, whatever it raised.
-        except Exception as error:
-            message = (
-                str(error)
-                if isinstance(error, DeliveryError)
-                else f"{type(error).__name__}: {error}"
-            )
-            recorded = journal.record(post.digest_date, name, ok=False, error=message)
-            results.append(DeliveryResult(name, "failed", message, recorded.attempts))
+        if name == "email":
+            results.append(delivery.email(profile, environ))
+        elif name in files:
+            results.append(delivery.one(name, lambda key, write=files[name]: write()))
         else:
-            recorded = journal.record(post.digest_date, name, ok=True)
-            results.append(DeliveryResult(name, "sent", detail, recorded.attempts))
+            hook = hooks[name]
+            results.append(
+                delivery.one(name, lambda key, hook=hook: _send_webhook(hook, post, environ, key))
+            )
     return results

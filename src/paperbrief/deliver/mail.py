@@ -7,9 +7,16 @@ UTF-8 (RFC 2047 encoded by the ``email`` package); several recipients get one me
 
 from __future__ import annotations
 
+import contextlib
+import email.policy
 import re
 import smtplib
+import socket
 import ssl
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 from email.message import EmailMessage
 from email.utils import formatdate, getaddresses, make_msgid
 from html import escape
@@ -127,12 +134,75 @@ def build_email(
     return message
 
 
+@dataclass(frozen=True)
+class RecipientOutcome:
+    """How the send to one recipient ended: ``sent``, ``failed`` (certainly not delivered)
+    or ``unknown`` (the connection broke while the message itself was on its way)."""
+
+    recipient: str
+    status: str
+    detail: str
+
+
+class _Watchdog:
+    """Shuts the SMTP connection down when its deadline passes, whatever it is waiting on.
+
+    Socket timeouts are per operation: a server dripping its greeting a byte at a time
+    would hold smtplib for as long as it liked (53 s with timeout 3 s in the campaign).
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self.client: smtplib.SMTP | None = None  # set by the client as it is created
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def _fire(self) -> None:
+        self.fired = True
+        sock = getattr(self.client, "sock", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self) -> _Watchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+
+class _WatchedSMTP(smtplib.SMTP):
+    """smtplib.SMTP that hands itself to the watchdog before it connects (the greeting is
+    read inside the constructor)."""
+
+    def __init__(self, watchdog: _Watchdog, *args: Any, **kwargs: Any) -> None:
+        watchdog.client = self
+        super().__init__(*args, **kwargs)
+
+
+class _WatchedSMTPSSL(smtplib.SMTP_SSL):
+    def __init__(self, watchdog: _Watchdog, *args: Any, **kwargs: Any) -> None:
+        watchdog.client = self
+        super().__init__(*args, **kwargs)
+
+
 class SmtpSender:
-    """Sends messages through one SMTP server.
+    """Sends messages through one SMTP server, one envelope per recipient.
 
     ``security`` is "starttls" (upgrade after connecting, port 587), "ssl" (implicit TLS,
     port 465) or "none" (a trusted local relay). Certificates are verified against the
-    system store plus ``ca_file``. Raises DeliveryError on any failure.
+    system store plus ``ca_file``. ``timeout`` bounds the whole session (a watchdog shuts
+    the connection down when it passes), not just each socket operation.
+
+    Contract of ``send``: each message goes to its own recipient in its own transaction,
+    so every recipient has its own outcome; ``before_data(recipient)`` is called just
+    before the message content goes out (the point after which a copy may arrive), which
+    is where the caller writes its journal intent. Once the server has accepted a message
+    (250 after DATA) it is sent, whatever happens after (a 421 on QUIT changes nothing).
+    A failure before that is ``failed``; a broken connection while the content is on its
+    way is ``unknown``. Raises DeliveryError only when no recipient could be tried
+    (connect, TLS or login failed).
     """
 
     def __init__(
@@ -157,30 +227,118 @@ class SmtpSender:
     def _context(self) -> ssl.SSLContext:
         return ssl.create_default_context(cafile=self.ca_file or None)
 
-    def send(self, message: EmailMessage) -> str:
-        recipients = [address for _, address in getaddresses(message.get_all("To", []))]
-        try:
-            if self.security == "ssl":
-                client: smtplib.SMTP = smtplib.SMTP_SSL(
-                    self.host, self.port, timeout=self.timeout, context=self._context()
-                )
-            else:
-                client = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
-            with client:
+    def _connect(self, watchdog: _Watchdog) -> smtplib.SMTP:
+        if self.security == "ssl":
+            return _WatchedSMTPSSL(
+                watchdog, self.host, self.port, timeout=self.timeout, context=self._context()
+            )
+        return _WatchedSMTP(watchdog, self.host, self.port, timeout=self.timeout)
+
+    def send(
+        self,
+        messages: Sequence[tuple[str, EmailMessage]],
+        before_data: Callable[[str], None] = lambda recipient: None,
+    ) -> list[RecipientOutcome]:
+        """Send each ``(recipient, message)``; see the class docstring for the contract."""
+        outcomes: list[RecipientOutcome] = []
+        with _Watchdog(self.timeout) as watchdog:
+            try:
+                client = self._connect(watchdog)  # connects and reads the greeting
                 if self.security == "starttls":
                     client.starttls(context=self._context())
                 if self.username:
                     client.login(self.username, self.password)
-                refused = client.send_message(message, to_addrs=recipients)
-        except (smtplib.SMTPException, OSError) as error:
-            raise DeliveryError(
-                f"SMTP {self.host}:{self.port} failed: {type(error).__name__}: {error}",
-                "check delivery.email (host, port, security, username) and the password"
-                " variable; the next run retries",
-            ) from error
-        if refused:
-            raise DeliveryError(
-                f"SMTP refused recipients: {', '.join(sorted(refused))}",
-                "check the addresses in delivery.email.to",
-            )
-        return f"e-mail to {len(recipients)} recipient(s) via {self.host}:{self.port}"
+            except (smtplib.SMTPException, OSError, ssl.SSLError) as error:
+                if watchdog.client is not None:
+                    _close(watchdog.client)
+                raise DeliveryError(
+                    f"SMTP {self.host}:{self.port} failed: {_describe(error, watchdog)}",
+                    "check delivery.email (host, port, security, username) and the password"
+                    " variable; the next run retries",
+                ) from error
+            for index, (recipient, message) in enumerate(messages):
+                outcome = self._send_one(client, recipient, message, before_data, watchdog)
+                outcomes.append(outcome)
+                if outcome.status == "unknown" or _broken(outcome):
+                    # The connection is gone: the rest were not tried.
+                    outcomes += [
+                        RecipientOutcome(r, "failed", "not tried: the connection broke")
+                        for r, _ in messages[index + 1 :]
+                    ]
+                    break
+            with contextlib.suppress(smtplib.SMTPException, OSError, ssl.SSLError):
+                client.quit()  # a 421 here cannot take back what was accepted
+            _close(client)
+        return outcomes
+
+    def _send_one(
+        self,
+        client: smtplib.SMTP,
+        recipient: str,
+        message: EmailMessage,
+        before_data: Callable[[str], None],
+        watchdog: _Watchdog,
+    ) -> RecipientOutcome:
+        sender = getaddresses([str(message["From"] or "")])[0][1]
+        content = _wire_format(message)
+        transmitting = False
+        try:
+            code, reply = client.mail(sender)
+            if code != 250:
+                return RecipientOutcome(recipient, "failed", f"sender refused: {code} {_text(reply)}")
+            code, reply = client.rcpt(recipient)
+            if code not in (250, 251):
+                client.rset()
+                return RecipientOutcome(recipient, "failed", f"refused: {code} {_text(reply)}")
+            client.putcmd("data")
+            code, reply = client.getreply()
+            if code != 354:
+                client.rset()
+                return RecipientOutcome(recipient, "failed", f"DATA refused: {code} {_text(reply)}")
+            before_data(recipient)
+            transmitting = True
+            client.send(content)
+            code, reply = client.getreply()
+        except (smtplib.SMTPException, OSError, ssl.SSLError) as error:
+            why = _describe(error, watchdog)
+            if transmitting:
+                return RecipientOutcome(
+                    recipient, "unknown", f"the connection broke while sending ({why})"
+                )
+            return RecipientOutcome(recipient, "failed", f"{_BROKEN}{why}")
+        if code != 250:
+            return RecipientOutcome(recipient, "failed", f"message refused: {code} {_text(reply)}")
+        return RecipientOutcome(recipient, "sent", f"accepted by {self.host}: {_text(reply)}")
+
+
+_BROKEN = "connection lost: "
+
+
+def _broken(outcome: RecipientOutcome) -> bool:
+    return outcome.status == "failed" and outcome.detail.startswith(_BROKEN)
+
+
+def _close(client: smtplib.SMTP) -> None:
+    with contextlib.suppress(OSError):
+        client.close()
+
+
+def _text(reply: bytes | str) -> str:
+    text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else reply
+    return " ".join(text.split())[:200]
+
+
+def _describe(error: BaseException, watchdog: _Watchdog) -> str:
+    if watchdog.fired:
+        return f"the session took longer than its limit ({type(error).__name__})"
+    return f"{type(error).__name__}: {error}"
+
+
+def _wire_format(message: EmailMessage) -> bytes:
+    """The message as SMTP DATA: CRLF line ends, leading dots doubled, ending CRLF.CRLF."""
+    raw = message.as_bytes(policy=email.policy.SMTP)
+    lines = raw.split(b"\r\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    quoted = b"\r\n".join(b"." + line if line.startswith(b".") else line for line in lines)
+    return quoted + b"\r\n.\r\n"

@@ -29,7 +29,8 @@ from paperbrief.deliver.message import (
     Dialect,
     compose_message,
 )
-from paperbrief.errors import DeliveryError
+from paperbrief.errors import DeliveryError, DeliveryUnknown
+from paperbrief.transport import Deadline, bounded_client, describe, within
 
 # Platform limits on the message text, with a margin for the JSON around it:
 # Feishu custom bots take 20 KB request bodies, DingTalk 20,000 bytes of markdown,
@@ -45,6 +46,8 @@ LIMITS: dict[str, tuple[Dialect, int]] = {
 }
 
 SIGNATURE_HEADER = "X-Paperbrief-Signature"
+IDEMPOTENCY_HEADER = "Idempotency-Key"  # the same on every attempt of one digest's message
+MAX_ANSWER_BYTES = 64 * 1024  # a webhook's answer is a few bytes of JSON
 
 
 def feishu_sign(timestamp: int, secret: str) -> str:
@@ -64,9 +67,10 @@ def generic_sign(body: bytes, secret: str) -> str:
 
 
 def build_payload(
-    kind: str, announcement: Announcement, limit: int | None = None
+    kind: str, announcement: Announcement, limit: int | None = None, key: str = ""
 ) -> dict[str, Any]:
-    """The JSON body a platform expects (unsigned). ``limit`` overrides the platform's cap."""
+    """The JSON body a platform expects (unsigned). ``limit`` overrides the platform's cap;
+    ``key`` (the idempotency key) is part of the generic payload as ``delivery_id``."""
     if kind not in LIMITS:
         raise DeliveryError(
             f"unknown webhook kind {kind!r}", f"use one of {', '.join(sorted(LIMITS))}"
@@ -92,6 +96,7 @@ def build_payload(
     if kind == "discord":
         return {"content": text, "allowed_mentions": {"parse": []}}
     return {
+        "delivery_id": key,
         "date": announcement.digest_date.isoformat(),
         "title": title,
         "summary": announcement.summary,
@@ -101,13 +106,13 @@ def build_payload(
     }
 
 
-def _platform_error(kind: str, response: httpx.Response) -> str | None:
+def _platform_error(kind: str, answer: bytes) -> str | None:
     """Feishu, DingTalk and WeCom answer HTTP 200 with an error code in the body."""
     if kind not in ("feishu", "dingtalk", "wecom"):
         return None
     try:
-        data = response.json()
-    except ValueError:
+        data = json.loads(answer)
+    except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict):
         return None
@@ -123,8 +128,13 @@ class WebhookSender:
 
     ``url`` is the endpoint (a constructor argument, so tests point it at a loopback
     server); ``secret`` signs where the platform signs (Feishu body fields, DingTalk URL
-    parameters, generic ``X-Paperbrief-Signature: sha256=<hex>``). ``send`` raises
-    DeliveryError on any transport error, non-2xx status or platform error code.
+    parameters, generic ``X-Paperbrief-Signature: sha256=<hex>``). Every request carries
+    ``Idempotency-Key: <key>`` (the same key on every attempt of one digest's message), so
+    a receiver can drop a repeat. ``timeout`` bounds the whole POST, however slowly the
+    answer arrives. ``send`` raises ``DeliveryUnknown`` when the POST broke after it may
+    have reached the receiver (a timeout waiting for the answer, a dropped connection), and
+    ``DeliveryError`` when it certainly did not arrive or was refused (connection errors,
+    non-2xx status, platform error code). Redirects are not followed.
     """
 
     def __init__(
@@ -148,9 +158,11 @@ class WebhookSender:
         self.timeout = timeout
         self.clock = clock
 
-    def prepare(self, announcement: Announcement) -> tuple[str, bytes, dict[str, str]]:
+    def prepare(
+        self, announcement: Announcement, key: str = ""
+    ) -> tuple[str, bytes, dict[str, str]]:
         """The signed request: URL, JSON body bytes and headers."""
-        payload = build_payload(self.kind, announcement, self.max_chars or None)
+        payload = build_payload(self.kind, announcement, self.max_chars or None, key)
         url = self.url
         if self.secret and self.kind == "feishu":
             timestamp = int(self.clock())
@@ -172,23 +184,50 @@ class WebhookSender:
         }
         if self.secret and self.kind == "generic":
             headers[SIGNATURE_HEADER] = generic_sign(body, self.secret)
+        if key:
+            headers[IDEMPOTENCY_HEADER] = key
         return url, body, headers
 
-    def send(self, announcement: Announcement) -> str:
-        url, body, headers = self.prepare(announcement)
+    def send(self, announcement: Announcement, key: str = "") -> str:
+        url, body, headers = self.prepare(announcement, key)
+        limit = Deadline.after(self.timeout, f"the {self.kind} webhook POST")
         try:
-            response = httpx.post(url, content=body, headers=headers, timeout=self.timeout)
+            with (
+                bounded_client(timeout=self.timeout, max_connections=1, keepalive=False) as client,
+                within(limit),
+                client.stream("POST", url, content=body, headers=headers) as response,
+            ):
+                answer = _read_some(response)
         except httpx.HTTPError as error:
+            failure = describe(error, timeout=self.timeout, deadline=limit)
+            if failure.sent:
+                raise DeliveryUnknown(
+                    f"{self.kind} webhook: {failure.description} after the message was sent;"
+                    " it may have been delivered",
+                    "check the chat; `paperbrief send --retry-unknown` sends it again (with the"
+                    " same Idempotency-Key)",
+                ) from error
             raise DeliveryError(
-                f"{self.kind} webhook unreachable: {type(error).__name__}: {error}",
+                f"{self.kind} webhook unreachable: {failure.description}",
                 "check the network and the webhook URL; the next run retries",
             ) from error
         if response.status_code >= 300:
             raise DeliveryError(
-                f"{self.kind} webhook answered HTTP {response.status_code}: {response.text[:200]}",
+                f"{self.kind} webhook answered HTTP {response.status_code}:"
+                f" {answer.decode('utf-8', 'replace')[:200]}",
                 "the next run retries; check the URL and secret if it persists",
             )
-        problem = _platform_error(self.kind, response)
+        problem = _platform_error(self.kind, answer)
         if problem:
             raise DeliveryError(problem, "check the webhook's secret and keyword settings")
         return f"{self.kind}: HTTP {response.status_code}, {len(body)} bytes"
+
+
+def _read_some(response: httpx.Response) -> bytes:
+    """At most MAX_ANSWER_BYTES of the answer (a receiver's reply is tiny)."""
+    data = b""
+    for chunk in response.iter_bytes():
+        data += chunk
+        if len(data) >= MAX_ANSWER_BYTES:
+            break
+    return data[:MAX_ANSWER_BYTES]
