@@ -82,8 +82,11 @@ def test_crash_half_way_then_resume_keeps_what_was_done(tmp_path: Path, pipeline
             _run(store, tmp_path, pipeline_vectors, reporter=CrashAfter(2))
         picks = store.picks.ids(date(2026, 5, 23))
         assert len(picks) >= 3
+        key = load_profile(EXAMPLE_PROFILE).key
         written = [
-            pid for pid in picks if store.briefs.load(date(2026, 5, 23), pid, "zh", "offline")
+            pid
+            for pid in picks
+            if store.briefs.load(date(2026, 5, 23), pid, "zh", "offline", key)
         ]
         assert written == picks[:2]  # the two finished briefs survived the crash
         assert store.rankings.load(date(2026, 5, 22))  # and so did the ranking
@@ -341,7 +344,7 @@ def test_cli_run_survives_markup_in_titles_and_reports_a_failed_channel(
     assert result.exit_code == EXIT_DELIVERY_FAILED, result.output
     assert len(httpserver.log) == 1
     assert (out / "2026-05-23.md").exists()
-    assert "delivery failed" in result.output and "generic" in result.output
+    assert "delivery not done" in result.output and "generic" in result.output
     ranked = CliRunner().invoke(
         cli, ["rank", "--listing", str(listing), "--profile", str(profile), "--top", "40"]
     )

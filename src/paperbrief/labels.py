@@ -155,6 +155,35 @@ class Labels:
     def section_name(self, key: str) -> str:
         """The heading words of a verifier section key (``tldr``, ``result_notes`` …)."""
         return dict(self.section_names).get(key, key)
+    # What fell back and why (the pipeline's fallbacks, said in the digest).
+    fallback_ranking: str  # {reason}
+    fallback_brief: str  # {reason}: under the pick whose deep read fell back
+    fallback_briefs: str  # {reason}, {papers}: the provenance line
+    fallback_day: str  # {reason}
+    fallback_fulltext: str  # {reason}, {papers}
+    day_fallback_summary: str  # {total}, {count}, {items}
+    reason_unreachable: str
+    reason_timeout: str
+    reason_budget: str
+    reason_invalid: str
+    reason_refused: str
+    reason_deadline: str
+    reason_fetch: str
+    reason_error: str
+    read_only: str  # web UI: profile keys edited in the file only
+    read_only_changed: str  # web UI: {key}
+
+    def fallback_reason(self, reason: str) -> str:
+        """The words for a fallback's reason (``errors.LLMError.reason`` and ``fetch``)."""
+        return {
+            "unreachable": self.reason_unreachable,
+            "timeout": self.reason_timeout,
+            "budget": self.reason_budget,
+            "invalid": self.reason_invalid,
+            "refused": self.reason_refused,
+            "deadline": self.reason_deadline,
+            "fetch": self.reason_fetch,
+        }.get(reason, self.reason_error)
 
     def signal(self, signal: Signal | str) -> str:
         """The button name of a feedback signal (the signal itself for pipeline signals)."""
@@ -332,6 +361,22 @@ _ZH = Labels(
     fulltext_fetch_failed="全文获取失败（网络或服务器错误），本篇仅依据摘要撰写，不含原图；下次运行会重试。",
     fulltext_none="没有可用的全文（无 HTML，PDF 无法提取文字），本篇仅依据摘要撰写。",
     no_figure_in_html="原文 HTML 中没有可展示的图片。",
+    fallback_ranking="排序：大语言模型评审未完成（{reason}），沿用初筛排序。",
+    fallback_brief="本篇深读未能由大语言模型完成（{reason}），以下为离线摘录。",
+    fallback_briefs="深读改为离线摘录（{reason}）：{papers}",
+    fallback_day="今日总结与方法对比：大语言模型未能完成（{reason}），改用离线汇总。",
+    fallback_fulltext="全文获取失败（{reason}），依据摘要撰写：{papers}",
+    day_fallback_summary="今日 {total} 篇新论文中，按画像筛出 {count} 篇：{items}。",
+    reason_unreachable="无法连接大语言模型服务",
+    reason_timeout="大语言模型服务超时",
+    reason_budget="今日 token / 费用预算已用完",
+    reason_invalid="大语言模型的回答无法使用",
+    reason_refused="大语言模型服务拒绝了请求",
+    reason_deadline="已到本次运行的截止时间",
+    reason_fetch="网络或服务器故障",
+    reason_error="出现意外错误",
+    read_only="以下设置只能在文件中修改（路径、服务地址、密钥变量名），此处只读：",
+    read_only_changed="{key} 只能在档案文件中修改，网页上不能更改。",
 )
 
 _EN = Labels(
@@ -523,6 +568,29 @@ _EN = Labels(
         "No usable full text (no HTML, no extractable PDF text): written from the abstract only."
     ),
     no_figure_in_html="The paper's HTML has no image to show.",
+    fallback_ranking="Ranking: the LLM judge did not finish ({reason}); the cheap ranking stands.",
+    fallback_brief=(
+        "The LLM could not write this deep read ({reason}); below is the offline extract."
+    ),
+    fallback_briefs="Deep reads replaced by the offline extract ({reason}): {papers}",
+    fallback_day=(
+        "Summary and comparison: the LLM could not write them ({reason}); the offline"
+        " assembly stands."
+    ),
+    fallback_fulltext="The full text could not be fetched ({reason}); written from the"
+    " abstract: {papers}",
+    day_fallback_summary="Of today's {total} new papers, the profile selects {count}: {items}.",
+    reason_unreachable="the LLM endpoint is unreachable",
+    reason_timeout="the LLM endpoint timed out",
+    reason_budget="the day's token / cost budget is spent",
+    reason_invalid="the LLM's answer was unusable",
+    reason_refused="the LLM endpoint refused the request",
+    reason_deadline="the run's deadline was reached",
+    reason_fetch="a network or server failure",
+    reason_error="an unexpected error",
+    read_only="These settings are edited in the file only (paths, endpoints, names of secret"
+    " variables); shown read-only:",
+    read_only_changed="{key} can only be changed in the profile file, not on this page.",
 )
 
 LABELS: Mapping[str, Labels] = MappingProxyType({"zh": _ZH, "en": _EN})

@@ -6,23 +6,42 @@ result is stored as soon as it exists, so a crash loses nothing already done and
 resumes: the listing, the ranking, each paper's full text and each written brief are
 reused; the digest is published once per date unless ``force`` is set
 (``publish.previous_publication``). The clients come from ``services.Services``.
+
+A day always ends with a digest when there is one to write: a part that fails falls back
+(``fallback.py``: judge → cheap ranking, full text → abstract, deep read → offline brief,
+day synthesis → offline assembly) and the digest says which and why; the clients stop
+starting network work at the run's deadline (``[run] deadline_minutes``), so what is not
+done by then falls back too. One run per profile and digest day holds the run lock
+(``store.run_lock``); a second one exits with ``RunInProgress``. After the day's own
+channels, the failed channels of the past week are retried and unknown ones reported.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import date
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from paperbrief import deliver, fulltext, publish, rank, sources
 from paperbrief.deliver import DeliveryResult
-from paperbrief.errors import FetchFailed, NothingPassed, PaperbriefError
+from paperbrief.errors import FetchFailed, NothingPassed, PaperbriefError, RunInProgress
+from paperbrief.fallback import (
+    FATAL,
+    Fallback,
+    digest_notes,
+    failed_document,
+    fetch_failure,
+    reason_of,
+    with_fallback_note,
+)
 from paperbrief.fulltext.document import Document
-from paperbrief.labels import labels_for
-from paperbrief.models import Digest, Listing, Paper, PaperBrief, ScoredPaper
+from paperbrief.labels import labels_for, stars_text
+from paperbrief.models import OFFLINE_WRITER, Digest, Listing, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.rank.judge import judge_ranking
 from paperbrief.records import StoredDigest
@@ -30,6 +49,8 @@ from paperbrief.render import render_html, render_markdown
 from paperbrief.services import Services
 from paperbrief.store import Store
 from paperbrief.write.offline import write_brief_offline, write_day_offline
+
+RETRY_DAYS = 7  # failed deliveries of this many earlier days are retried by a run
 
 T = TypeVar("T")
 
@@ -75,6 +96,7 @@ class RunResult:
     notes: tuple[str, ...] = ()
     deliveries: tuple[DeliveryResult, ...] = ()
     picks_wanted: int = 0  # the profile's picks_per_day; more than len(picks) on a thin day
+    fallbacks: tuple[Fallback, ...] = ()  # parts written the fallback way (the digest says)
 
     @property
     def failed_channels(self) -> list[str]:
@@ -85,6 +107,23 @@ class RunResult:
 class RankedDay:
     ranking: list[ScoredPaper]
     notes: tuple[str, ...] = ()  # e.g. judge batches that failed (their cheap order stands)
+    fallbacks: tuple[Fallback, ...] = ()
+
+
+class _Recorded:
+    """The LLM client as the judge sees it, keeping every error it raised (the judge
+    itself keeps only their text), so the fallback can say why."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.errors: list[BaseException] = []
+
+    def complete_json(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self._client.complete_json(*args, **kwargs)
+        except Exception as error:
+            self.errors.append(error)
+            raise
 
 
 def resolve_days(options: RunOptions, today: date) -> tuple[date | None, date | None]:
@@ -167,31 +206,63 @@ def rank_day(
         store.feedback, store.listings, services.embedder, profile.rank, today=listing_day
     )
     ranking = rank.rank_papers(papers, profile, services.embedder, feedback=feedback)
-    notes: tuple[str, ...] = ()
-    if services.llm is not None:
-        judged = judge_ranking(ranking, profile, services.llm, max_workers=profile.llm.concurrency)
+    if services.llm is None:
+        store.rankings.save(listing_day, fingerprint, ranking)
+        return RankedDay(rank.apply_history(ranking, history, profile.language))
+    watched = _Recorded(services.llm)
+    try:
+        judged = judge_ranking(ranking, profile, watched, max_workers=profile.llm.concurrency)
+    except Exception as error:  # whatever broke, the cheap ranking stands
+        if isinstance(error, FATAL):
+            raise
+        watched.errors.append(error)
+        judged = None
+    if judged is not None:
         store.verdicts.save(listing_day, services.llm.model_for("judge"), judged.verdicts)
-        ranking = judged.ranking
-        notes = tuple(f"judge: {error}" for error in judged.errors)
-    store.rankings.save(listing_day, fingerprint, ranking)
-    return RankedDay(rank.apply_history(ranking, history, profile.language), notes)
+    errors = [*watched.errors]
+    if judged is not None and not errors and not judged.errors:
+        store.rankings.save(listing_day, fingerprint, judged.ranking)
+        return RankedDay(rank.apply_history(judged.ranking, history, profile.language))
+    # A judge that failed (in part) is not stored as the judged ranking, so the next run
+    # asks again (answers that did arrive are cached): kept apart for the web UI only.
+    final = judged.ranking if judged is not None else ranking
+    store.rankings.save(listing_day, fingerprint + ":incomplete", final)
+    detail = "; ".join(str(e) for e in errors[:2]) or "; ".join(judged.errors[:2] if judged else [])
+    reason = reason_of(errors[0]) if errors else "error"
+    notes = tuple(f"judge: {error}" for error in (judged.errors if judged else [detail]))
+    fallback = Fallback("ranking", reason, detail[:300])
+    return RankedDay(rank.apply_history(final, history, profile.language), notes, (fallback,))
 
 
 def read_fulltext(store: Store, paper: Paper, services: Services) -> Document | None:
     """The paper's Document: from the store, else read once (and stored); offline, only
     what is stored. An abstract-only result is not stored, so a paper whose full text was
-    unreachable is tried again on the next run."""
+    unreachable is tried again on the next run. A fetch that fails in any way gives an
+    abstract-only Document flagged ``fetch-failed``: the pick is written from its abstract."""
     if services.http is None:
         return store.documents.load(paper.id)
-    # Online, the fulltext stage's cache also checks the stored version against the paper's.
-    return fulltext.load_or_read_paper(
-        store.documents,
-        paper,
-        services.http,
-        html_base=services.arxiv.html,
-        ar5iv_base=services.arxiv.ar5iv,
-        pdf_base=services.arxiv.pdf,
-    )
+    try:
+        # Online, the stage's cache also checks the stored version against the paper's.
+        return fulltext.load_or_read_paper(
+            store.documents,
+            paper,
+            services.http,
+            html_base=services.arxiv.html,
+            ar5iv_base=services.arxiv.ar5iv,
+            pdf_base=services.arxiv.pdf,
+        )
+    except FATAL:
+        raise
+    except Exception as error:  # a parser bug on one paper must not cost the day
+        return failed_document(paper, error)
+
+
+@dataclass(frozen=True)
+class WrittenBriefs:
+    briefs: list[PaperBrief]
+    documents: dict[str, Document]
+    fallbacks: tuple[Fallback, ...] = ()
+    by_llm: int = 0  # how many of the briefs the LLM wrote
 
 
 def write_briefs(
@@ -202,26 +273,32 @@ def write_briefs(
     services: Services,
     force: bool,
     reporter: Reporter,
-) -> tuple[list[PaperBrief], dict[str, Document]]:
+) -> WrittenBriefs:
     """Write (or resume) one brief per pick; each is stored as soon as it is written.
 
     Offline briefs are written as each paper is read; LLM deep reads run concurrently once
-    every pick's full text is in (the client bounds concurrency and budget).
+    every pick's full text is in (the client bounds concurrency and budget). A deep read
+    that fails, for any reason, leaves that pick with the offline brief, saying so.
     """
     writer = services.writer
+    key = profile.key
     written: dict[str, PaperBrief] = {}
     documents: dict[str, Document] = {}
+    fallbacks: list[Fallback] = []
     pending: list[tuple[ScoredPaper, Document | None]] = []
 
-    def keep(brief: PaperBrief) -> None:
-        store.briefs.save(digest_date, profile.language, writer, brief)
+    def keep(brief: PaperBrief, by: str = writer) -> None:
+        store.briefs.save(digest_date, profile.language, by, brief, key)
         written[brief.paper.id] = brief
 
     for scored in reporter.track(picks, "reading the picks"):
         document = read_fulltext(store, scored.paper, services)
         if document is not None:
             documents[scored.paper.id] = document
-        stored = store.briefs.load(digest_date, scored.paper.id, profile.language, writer)
+            failure = fetch_failure(document)
+            if failure is not None:
+                fallbacks.append(failure)
+        stored = store.briefs.load(digest_date, scored.paper.id, profile.language, writer, key)
         if stored is not None and not force:
             written[scored.paper.id] = stored
         elif services.llm is None:
@@ -229,45 +306,113 @@ def write_briefs(
         else:
             pending.append((scored, document))
     if pending:
-        from paperbrief.write.llm_writer import write_briefs_llm
-
         assert services.llm is not None  # pending is only filled on the LLM path
         reporter.stage(f"writing {len(pending)} deep reads with {writer}")
-        write_briefs_llm(services.llm, pending, profile, profile.language, on_done=keep)
-    return [written[p.paper.id] for p in picks], documents
+        failures = _deep_reads(services, pending, profile, keep)
+        for scored, document in pending:
+            error = failures.get(scored.paper.id)
+            if error is None:
+                continue
+            fallback = Fallback("brief", reason_of(error), str(error)[:300], scored.paper.id)
+            fallbacks.append(fallback)
+            offline = write_brief_offline(scored, document, profile)
+            # Kept as an offline brief: a forced rerun asks the LLM again.
+            keep(with_fallback_note(offline, fallback, profile.language), OFFLINE_WRITER)
+    by_llm = len(picks) - len([f for f in fallbacks if f.part == "brief"])
+    return WrittenBriefs(
+        [written[p.paper.id] for p in picks],
+        documents,
+        tuple(fallbacks),
+        by_llm if services.llm is not None else 0,
+    )
+
+
+def _deep_reads(
+    services: Services,
+    jobs: Sequence[tuple[ScoredPaper, Document | None]],
+    profile: Profile,
+    keep: Any,
+) -> dict[str, BaseException]:
+    """Every job's deep read in parallel (each stored at once); the failures by paper id."""
+    from paperbrief.write.llm_writer import write_brief_llm
+
+    assert services.llm is not None
+    failures: dict[str, BaseException] = {}
+    workers = max(1, min(profile.llm.concurrency, len(jobs)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [
+            (scored, pool.submit(write_brief_llm, services.llm, scored, document, profile))
+            for scored, document in jobs
+        ]
+        for scored, future in futures:
+            try:
+                keep(future.result())
+            except FATAL:
+                raise
+            except Exception as error:  # any reason: endpoint, budget, answer, deadline
+                failures[scored.paper.id] = error
+    return failures
 
 
 def compose_digest(
     profile: Profile,
-    briefs: list[PaperBrief],
-    documents: dict[str, Document],
+    written: WrittenBriefs,
     digest_date: date,
     listing_day: date,
     papers_considered: int,
     services: Services,
     strict: bool = False,
-) -> Digest:
-    """The day-level digest: offline assembly, or the LLM's synthesis plus verification."""
+) -> tuple[Digest, Fallback | None]:
+    """The day-level digest: offline assembly, or the LLM's synthesis plus verification;
+    when the synthesis fails, the offline assembly and the fallback that says so."""
+    briefs, documents = written.briefs, written.documents
+    offline = {
+        "digest_date": digest_date,
+        "listing_day": listing_day,
+        "papers_considered": papers_considered,
+    }
     if services.llm is None:
-        return write_day_offline(
-            briefs,
-            profile,
-            digest_date=digest_date,
-            listing_day=listing_day,
-            papers_considered=papers_considered,
-        )
+        return write_day_offline(briefs, profile, **offline), None  # type: ignore[arg-type]
     from paperbrief.write.llm_writer import write_day_llm
 
-    return write_day_llm(
-        services.llm,
-        briefs,
-        profile,
-        digest_date=digest_date,
-        listing_day=listing_day,
-        papers_considered=papers_considered,
-        documents=documents,
-        strict=strict or profile.llm.strict_numbers,
+    try:
+        digest = write_day_llm(
+            services.llm,
+            briefs,
+            profile,
+            documents=documents,
+            strict=strict or profile.llm.strict_numbers,
+            **offline,  # type: ignore[arg-type]
+        )
+        return digest, None
+    except FATAL:
+        raise
+    except Exception as error:  # any reason: the offline assembly stands
+        fallback = Fallback("day", reason_of(error), str(error)[:300])
+        digest = write_day_offline(briefs, profile, **offline)  # type: ignore[arg-type]
+        if written.by_llm:
+            digest = _around_llm_briefs(digest, profile, services, papers_considered)
+        return digest, fallback
+
+
+def _around_llm_briefs(
+    digest: Digest, profile: Profile, services: Services, papers_considered: int
+) -> Digest:
+    """The offline assembly around briefs the LLM wrote: its summary says no more than
+    the picks (not "taken from the abstracts"), and its footer names the briefs' writer."""
+    if digest.provenance is None:
+        return digest
+    briefs = digest.briefs
+    labels = labels_for(profile.language)
+    items = labels.separator.join(
+        labels.title_with_stars.format(title=b.paper.title, stars=stars_text(b.scored.stars))
+        for b in briefs
     )
+    summary = labels.day_fallback_summary.format(
+        total=papers_considered, count=len(briefs), items=items
+    )
+    provenance = replace(digest.provenance, writer=services.writer, notes=())
+    return replace(digest, summary=summary, provenance=provenance)
 
 
 def publish_files(store: Store, stored: StoredDigest, paths: dict[str, Path]) -> dict[str, Path]:
@@ -275,7 +420,7 @@ def publish_files(store: Store, stored: StoredDigest, paths: dict[str, Path]) ->
     files = {}
     for output in publish.write_outputs(paths, stored):
         store.outputs.record(stored.digest_date, output.kind, str(output.path.resolve()),
-                             output.sha256)  # fmt: skip
+                             output.sha256, stored.profile)  # fmt: skip
         files[output.kind] = output.path
     return files
 
@@ -283,11 +428,42 @@ def publish_files(store: Store, stored: StoredDigest, paths: dict[str, Path]) ->
 def deliver_published(
     store: Store, profile: Profile, stored: StoredDigest, options: RunOptions, reporter: Reporter
 ) -> tuple[DeliveryResult, ...]:
-    """Every configured channel, each once (failed ones are retried by the next run)."""
+    """Every configured channel, each once; then the past week's failed channels again
+    (and their unknown ones reported, never re-sent unasked)."""
     if not options.deliver or not deliver.configured_channels(profile.delivery):
         return ()
     reporter.stage("delivering")
-    return tuple(deliver.deliver_digest(stored, profile, store.deliveries, store.digests))
+    results = deliver.deliver_digest(stored, profile, store.deliveries, store.digests)
+    return (*results, *_retry_earlier_days(store, profile, stored.digest_date))
+
+
+def _retry_earlier_days(store: Store, profile: Profile, today: date) -> list[DeliveryResult]:
+    """Channels of earlier digests that are not sent: failed ones are sent again (under that
+    day's lock), unknown ones only reported; channels no longer configured are left."""
+    configured = set(deliver.configured_channels(profile.delivery))
+    since = today - timedelta(days=RETRY_DAYS)
+    by_day: dict[date, set[str]] = {}
+    for row in store.deliveries.unsettled(profile.key, since, today):
+        if row.channel in configured:
+            by_day.setdefault(row.digest_date, set()).add(row.channel)
+    results: list[DeliveryResult] = []
+    for day, channels in sorted(by_day.items()):
+        earlier = store.digests.load(day, profile.language, profile.key)
+        if earlier is None:
+            continue
+        try:
+            with store.run_lock(day, profile.key, "delivery retry"):
+                results += deliver.deliver_digest(
+                    earlier,
+                    profile,
+                    store.deliveries,
+                    store.digests,
+                    channels=[c for c in deliver.configured_channels(profile.delivery)
+                              if c in channels],
+                )  # fmt: skip
+        except RunInProgress:
+            continue  # that day's own run or send is at it right now
+    return results
 
 
 # ---------------------------------------------------------------------- the chain
@@ -301,19 +477,27 @@ def run_day(
     reporter: Reporter | None = None,
 ) -> RunResult:
     """Run the whole pipeline for one day. Raises ``EmptyDay`` when there is nothing to
-    publish (``NoAnnouncement``, ``FetchFailed``, ``NothingPassed``)."""
+    publish (``NoAnnouncement``, ``FetchFailed``, ``NothingPassed``) and ``RunInProgress``
+    when another run of the same profile and day holds the lock."""
     reporter = reporter or QuietReporter()
     listing_day, digest_date = resolve_days(options, today)
-    run_id = store.runs.start("run", listing_day, digest_date, profile.ranking_fingerprint())
+    store.adopt_unnamed(profile.key)
+    run_id = store.runs.start(
+        "run", listing_day, digest_date, profile.ranking_fingerprint(), profile.key
+    )
     try:
-        result = _run(store, profile, options, services, listing_day, digest_date, reporter)
+        with ExitStack() as locks:
+            result = _run(
+                store, profile, options, services, listing_day, digest_date, reporter, locks
+            )
     except PaperbriefError as error:
         store.runs.finish(run_id, "failed", error.message)
         raise
     except BaseException as error:
         store.runs.finish(run_id, "crashed", repr(error))
         raise
-    store.runs.finish(run_id, "reused" if result.reused else "ok", json.dumps(result.notes))
+    detail = json.dumps({"notes": result.notes, "fallbacks": [f.line() for f in result.fallbacks]})
+    store.runs.finish(run_id, "reused" if result.reused else "ok", detail)
     return result
 
 
@@ -325,15 +509,20 @@ def _run(
     listing_day: date | None,
     digest_date: date | None,
     reporter: Reporter,
+    locks: ExitStack,
 ) -> RunResult:
+    if digest_date is not None:  # lock before fetching: a second run fetches nothing
+        locks.enter_context(store.run_lock(digest_date, profile.key))
     reporter.stage("loading the listing")
     listing = acquire_listing(store, profile, options, listing_day, services)
-    digest_date = digest_date or sources.digest_date_for(listing.day)
+    if digest_date is None:
+        digest_date = sources.digest_date_for(listing.day)
+        locks.enter_context(store.run_lock(digest_date, profile.key))
     paths = publish.output_paths(profile, options.out_dir, digest_date)
 
     previous = publish.previous_publication(
-        store.digests.load(digest_date, profile.language),
-        store.digests.dates_for_listing(listing.day, profile.language),
+        store.digests.load(digest_date, profile.language, profile.key),
+        store.digests.dates_for_listing(listing.day, profile.language, profile.key),
         digest_date,
         listing.day,
         services.writer,
@@ -370,30 +559,44 @@ def _run(
             ),
             f"lower min_stars (now {profile.min_stars}) in the profile to see weaker matches",
         )
-    store.picks.save(digest_date, listing.day, picks)
+    store.picks.save(digest_date, listing.day, picks, profile.key)
 
-    briefs, documents = write_briefs(
-        store, profile, picks, digest_date, services, options.force, reporter
-    )
+    written = write_briefs(store, profile, picks, digest_date, services, options.force, reporter)
     reporter.stage("composing the digest")
-    digest = compose_digest(
-        profile, briefs, documents, digest_date, listing.day, len(papers), services,
-        strict=options.strict,
-    )  # fmt: skip
-    stored = store.digests.save(
-        digest, services.writer, render_markdown(digest, profile), render_html(digest, profile)
+    digest, day_fallback = compose_digest(
+        profile, written, digest_date, listing.day, len(papers), services, strict=options.strict
     )
+    fallbacks = (*ranked.fallbacks, *written.fallbacks, *([day_fallback] if day_fallback else []))
+    digest = _say_fallbacks(digest, fallbacks, profile.language)
+    # Every LLM part fell back: stored as offline, so the next run with the endpoint back
+    # upgrades it (publish.previous_publication) instead of keeping it.
+    all_offline = services.llm is None or (day_fallback is not None and not written.by_llm)
+    writer = OFFLINE_WRITER if all_offline else services.writer
+    stored = store.digests.save(
+        digest, writer, render_markdown(digest, profile), render_html(digest, profile),
+        profile.key,
+    )  # fmt: skip
+    reporter.stage("publishing")
     return RunResult(
         digest_date,
         listing.day,
         picks=tuple(picks),
         files=publish_files(store, stored, paths),
-        writer=services.writer,
+        writer=writer,
         papers_considered=len(papers),
         notes=(*listing.notes, *ranked.notes),
         deliveries=deliver_published(store, profile, stored, options, reporter),
         picks_wanted=picks.wanted,
+        fallbacks=fallbacks,
     )
+
+
+def _say_fallbacks(digest: Digest, fallbacks: Sequence[Fallback], language: str) -> Digest:
+    """The digest with its footer saying, in its language, what fell back and why."""
+    if not fallbacks or digest.provenance is None:
+        return digest
+    notes = (*digest_notes(fallbacks, language), *digest.provenance.notes)
+    return replace(digest, provenance=replace(digest.provenance, notes=notes))
 
 
 def _nothing_in_categories(listing: Listing, profile: Profile) -> NothingPassed:

@@ -5,6 +5,11 @@ external services exist for a run: the embedding model (always; its vectors cach
 store), the polite arXiv client (unless offline) and the LLM client (unless offline, and
 only when an endpoint is configured). Whether a run is offline has one truth:
 ``services.offline``. The CLI, the web UI, tests and benchmarks all build services here.
+
+The run's deadline starts here too (``[run] deadline_minutes``): the arXiv and LLM clients
+start no request after ``network_deadline`` (the deadline minus a reserve of a tenth, at
+most two minutes, in which what is not done falls back and the digest is published), and
+none of their requests runs past it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,17 @@ from paperbrief.models import OFFLINE_WRITER
 from paperbrief.profile import Profile
 from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, TextEncoder
 from paperbrief.store import Store
+from paperbrief.transport import Deadline
+
+RESERVE_SHARE = 0.1  # of the run's deadline, kept for the fallbacks and publishing
+MAX_RESERVE_SECONDS = 120.0
+
+
+def network_deadline(minutes: float) -> Deadline:
+    """When a run with a deadline of ``minutes`` stops starting network work."""
+    total = minutes * 60
+    reserve = min(total * RESERVE_SHARE, MAX_RESERVE_SECONDS)
+    return Deadline.after(total - reserve, f"the run's deadline ({minutes:g} min)")
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,7 @@ class Services:
     http: PoliteClient | None = None  # None: offline (no arXiv, no full text, no LLM)
     llm: LLMClient | None = None  # when an LLM endpoint is configured
     arxiv: ArxivEndpoints = field(default_factory=ArxivEndpoints)
+    deadline: Deadline | None = None  # when network work stops (None: never)
 
     @classmethod
     def build(
@@ -63,21 +80,24 @@ class Services:
         ``day`` scopes the LLM's daily budget (default today); ``arxiv`` and ``http`` replace
         arXiv's endpoints and the polite client (tests point them at a loopback server);
         ``encoder`` is an already loaded embedding model to share (default: load on use);
-        without a profile (e.g. `paperbrief read`) there is no LLM and the default model.
+        without a profile (e.g. `paperbrief read`) there is no LLM, the default model and no
+        run deadline.
         """
         env = os.environ if environ is None else environ
         model = profile.rank.embedding_model if profile is not None else DEFAULT_MODEL
         embedder = Embedder(cache=store.embeddings, model_name=model, encoder=encoder)
-        services = cls(embedder=embedder, arxiv=arxiv or ArxivEndpoints())
+        deadline = network_deadline(profile.run.deadline_minutes) if profile else None
+        services = cls(embedder=embedder, arxiv=arxiv or ArxivEndpoints(), deadline=deadline)
         if offline:
             return services
-        services.http = http or PoliteClient()
+        services.http = http or PoliteClient(deadline=deadline)
         if profile is not None and llm_configured(profile.llm, env):
             services.llm = LLMClient(
                 profile.llm,
                 store.llm,
                 api_key=resolve_api_key(profile.llm, env),
                 day=day.isoformat() if day else None,
+                deadline=deadline,
             )
         return services
 

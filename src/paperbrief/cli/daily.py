@@ -9,7 +9,6 @@ from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 import click
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.status import Status
 from rich.table import Table
@@ -23,8 +22,10 @@ from paperbrief.cli.common import (
     handle_errors,
     profile_option,
     report_empty,
+    say,
+    terminal_text,
 )
-from paperbrief.errors import EXIT_DELIVERY_FAILED, EmptyDay
+from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay
 from paperbrief.labels import stars_text
 from paperbrief.pipeline import RunOptions, acquire_listing, rank_day, resolve_days, run_day
 from paperbrief.profile import Profile
@@ -53,8 +54,8 @@ class RichReporter:
 
     def stage(self, message: str) -> None:
         self._stop()
-        console.print(f"[dim]•[/] {escape(message)}", highlight=False)
-        self._status = console.status(message + " …")
+        console.print(f"[dim]•[/] {say(message)}", highlight=False)
+        self._status = console.status(say(message) + " …")
         self._status.start()
 
     def track(self, items: Sequence[T], description: str) -> Iterable[T]:
@@ -118,7 +119,9 @@ def run(
     """Run the daily pipeline and publish the digest (Markdown + HTML, then delivery).
 
     Without --listing it fetches the listing that today's digest covers from arXiv. A rerun
-    of the same day reuses what is stored and publishes nothing twice.
+    of the same day reuses what is stored and publishes nothing twice. A part that fails
+    (LLM endpoint down, no network, budget spent, the [run] deadline) falls back to the
+    offline writer; the digest says which part and why, and the exit code is 8.
     """
     profile = get_profile(profile_path)
     options = RunOptions(
@@ -141,31 +144,44 @@ def run(
         except EmptyDay as empty:
             report_empty("nothing published", empty)
     for note in result.notes:
-        console.print(f"[dim]note:[/] {escape(note)}", highlight=False)
+        console.print(f"[dim]note:[/] {say(note)}", highlight=False)
     if not result.reused:
         console.print(
             f"listing {result.listing_day}: {result.papers_considered} papers considered,"
-            f" {len(result.picks)} picked, written by {result.writer}"
+            f" {len(result.picks)} picked, written by {say(result.writer)}",
+            highlight=False,
         )
         for pick in result.picks:
             console.print(
-                f"  {stars_text(pick.stars)} {escape(pick.paper.id)} {escape(pick.paper.title)}"
-                f" [dim]({escape(pick.line or '-')})[/]",
+                f"  {stars_text(pick.stars)} {say(pick.paper.id)} {say(pick.paper.title)}"
+                f" [dim]({say(pick.line or '-')})[/]",
                 highlight=False,
             )
+    for fallback in result.fallbacks:
+        console.print(f"[yellow]fell back:[/] {say(fallback.line())}", highlight=False)
     for kind, path in result.files.items():
-        click.echo(f"{kind}: {path}")
+        click.echo(terminal_text(f"{kind}: {path}"))
     for outcome in result.deliveries:
-        style = "green" if outcome.ok else "red"
-        channel, detail = escape(outcome.channel), escape(outcome.detail)
-        console.print(f"  [{style}]{channel}[/]: {outcome.status} {detail}", highlight=False)
+        style = "green" if outcome.ok else ("yellow" if outcome.status == "unknown" else "red")
+        day = f"{outcome.digest_date} " if outcome.digest_date != result.digest_date else ""
+        console.print(
+            f"  [{style}]{say(day + outcome.channel)}[/]: {outcome.status} {say(outcome.detail)}",
+            highlight=False,
+        )
     if result.failed_channels:
         console.print(
-            f"[red]delivery failed:[/] {escape(', '.join(result.failed_channels))} — the digest"
-            " is written; these channels are retried on the next run",
+            f"[red]delivery not done:[/] {say(', '.join(result.failed_channels))} — the digest"
+            " is written; failed channels are retried on the next run, unknown ones are not"
+            " sent again unless you run `paperbrief send --retry-unknown`",
             highlight=False,
         )
         raise SystemExit(EXIT_DELIVERY_FAILED)
+    if result.fallbacks:
+        console.print(
+            "[yellow]published, with fallbacks:[/] the digest says which parts and why",
+            highlight=False,
+        )
+        raise SystemExit(EXIT_FALLBACKS)
 
 
 @click.command(context_settings=CONTEXT)
@@ -190,11 +206,13 @@ def fetch(date_text: str | None, listing_file: Path | None, profile_path: Path |
             kinds[kind] = kinds.get(kind, 0) + 1
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     click.echo(
-        f"{listing.day}: {len(listing.papers)} papers from {listing.source};"
-        f" {len(kept)} in your categories ({detail})"
+        terminal_text(
+            f"{listing.day}: {len(listing.papers)} papers from {listing.source};"
+            f" {len(kept)} in your categories ({detail})"
+        )
     )
     for note in listing.notes:
-        click.echo(f"note: {note}")
+        click.echo(terminal_text(f"note: {note}"))
 
 
 @click.command("rank", context_settings=CONTEXT)
@@ -226,9 +244,9 @@ def rank_command(
             "✔" if item.paper.id in picks else "",
             stars_text(item.stars),
             f"{item.score:.3f}",
-            escape(item.paper.id),
-            escape(item.paper.title),
-            escape(f"{item.line or '-'}: {item.reason}"),
+            say(item.paper.id),
+            say(item.paper.title),
+            say(f"{item.line or '-'}: {item.reason}"),
         )
     from rich.console import Console
 

@@ -15,6 +15,7 @@ from paperbrief.cli.common import (
     handle_errors,
     profile_option,
     resolve_profile_path,
+    say,
 )
 from paperbrief.errors import DeliveryError, ServeError
 from paperbrief.profile import home_dir
@@ -34,21 +35,32 @@ from paperbrief.profile import home_dir
     multiple=True,
     help="Only this channel (blog, feed, email or a webhook name); repeatable.",
 )
+@click.option(
+    "--retry-unknown",
+    is_flag=True,
+    help="Send only what is not sent yet: failed ones and those whose outcome is unknown"
+    " (sent ones are skipped).",
+)
 @profile_option
 @handle_errors
-def send(digest_date: object, channels: tuple[str, ...], profile_path: Path | None) -> None:
-    """Send a stored digest to its channels again, on purpose (even if already sent).
+def send(
+    digest_date: object, channels: tuple[str, ...], retry_unknown: bool, profile_path: Path | None
+) -> None:
+    """Send a stored digest to its channels again, on purpose.
 
-    `paperbrief run` delivers each digest once by itself; use this to resend, or to
-    deliver an older day. Secrets come from the environment variables the profile names.
-    Exits 1 when any channel failed.
+    Without --retry-unknown every channel is sent again, even if already sent. With it,
+    only what is not known to have arrived: failed sends, and sends whose outcome is
+    unknown (the connection broke after the message went out). Repeats carry the same
+    Message-ID / Idempotency-Key, so receivers that deduplicate drop them. Secrets come
+    from the environment variables the profile names. Exits 1 when any channel failed.
     """
     from paperbrief.deliver import configured_channels, deliver_digest
 
     profile = get_profile(profile_path)
     with get_store() as store:
+        store.adopt_unnamed(profile.key)
         if digest_date is None:
-            latest = store.digests.latest()
+            latest = store.digests.latest(profile.key)
             if latest is None:
                 raise DeliveryError(
                     "no digest is stored yet", "run `paperbrief run` to make one first"
@@ -61,27 +73,33 @@ def send(digest_date: object, channels: tuple[str, ...], profile_path: Path | No
                 "no delivery channel is configured",
                 "add a [delivery] section to the profile: blog, email, webhooks or feed",
             )
-        stored = store.digests.load(day, profile.language) or store.digests.load(day)
+        stored = store.digests.load(day, profile.language, profile.key) or store.digests.load(
+            day, profile=profile.key
+        )
         if stored is None:
             raise DeliveryError(
                 f"no digest stored for {day.isoformat()}",
                 "run `paperbrief run` for that day first, or pick a --date that has one",
             )
-        results = deliver_digest(
-            stored,
-            profile,
-            store.deliveries,
-            store.digests,
-            channels=list(channels) or None,
-            force=True,
-        )
+        with store.run_lock(day, profile.key, "send"):
+            results = deliver_digest(
+                stored,
+                profile,
+                store.deliveries,
+                store.digests,
+                channels=list(channels) or None,
+                force=not retry_unknown,
+                retry_unknown=retry_unknown,
+            )
     for result in results:
-        mark = "[green]sent[/]" if result.ok else "[bold red]failed[/]"
-        console.print(f"{day} {result.channel}: {mark} — {result.detail}", highlight=False)
+        mark = {"sent": "[green]sent[/]", "already-sent": "[green]already sent[/]",
+                "unknown": "[yellow]unknown[/]"}.get(result.status, "[bold red]failed[/]")  # fmt: skip
+        console.print(f"{day} {say(result.channel)}: {mark} — {say(result.detail)}",
+                      highlight=False)  # fmt: skip
     failed = [result.channel for result in results if not result.ok]
     if failed:
         raise DeliveryError(
-            f"{len(failed)} channel(s) failed: {', '.join(failed)}",
+            f"{len(failed)} channel(s) not sent: {', '.join(failed)}",
             "fix the error shown above and rerun `paperbrief send --channel NAME`",
         )
 

@@ -17,7 +17,6 @@ Contract:
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import secrets
 from urllib.parse import urlencode, urlsplit
 
@@ -28,28 +27,18 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
+from paperbrief.transport import is_loopback
+
 TOKEN_COOKIE = "paperbrief_token"
 CSRF_COOKIE = "paperbrief_csrf"
 CSRF_FIELD = "csrf"
 TOKEN_ENV = "PAPERBRIEF_WEB_TOKEN"
-LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; "
     "script-src 'self'; frame-src 'self'; frame-ancestors 'self'; form-action 'self'; "
     "base-uri 'none'; object-src 'none'"
 )
-
-
-def is_loopback(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 and localhost (the only hosts served without a token)."""
-    name = host.strip("[]").lower()
-    if name in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 async def verified_form(request: Request) -> FormData:
