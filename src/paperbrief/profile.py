@@ -89,8 +89,12 @@ def check_template(template: str, *, file_name: bool = False) -> str:
                              " write a literal brace as {{ or }}")  # fmt: skip
     rendered = template.format(date="2026-01-01")
     if file_name and (
-        not rendered.strip() or "/" in rendered or "\\" in rendered or rendered in (".", "..")
-        or rendered.startswith("..") or "\0" in rendered
+        not rendered.strip()
+        or "/" in rendered
+        or "\\" in rendered
+        or rendered in (".", "..")
+        or rendered.startswith("..")
+        or "\0" in rendered
     ):
         raise ValueError(f"{template!r} must be a plain file name (no folders, no '..'):"
                          " it is always written inside its configured folder")  # fmt: skip
@@ -232,8 +236,7 @@ class LLMSettings(Strict):
     )
     temperature: float = Field(0.3, ge=0, le=2, description="Sampling temperature.")
     timeout: float = Field(
-        180.0, gt=0, description="Seconds one request may take in all (however slowly it"
-        " arrives)."
+        180.0, gt=0, description="Seconds one request may take in all (however slowly it arrives)."
     )
     max_answer_bytes: int = Field(
         4_000_000, ge=10_000, description="Largest answer accepted, in (decompressed) bytes."
@@ -528,6 +531,75 @@ def parse_profile(text: str, origin: str = "<profile>") -> Profile:
             "edit the keys named above; `paperbrief profile check` re-validates",
             problems=problems,
         ) from error
+
+
+# What the web UI's profile editor may not change: where files go, which endpoints are
+# contacted, and the names of the variables holding secrets. Through the editor one could
+# otherwise point [llm] base_url elsewhere and api_key_env at the SMTP password, or the
+# feed at ~/.ssh/authorized_keys. They are edited in the file and shown read-only.
+PROTECTED_KEYS: tuple[str, ...] = (
+    "output.dir",
+    "output.filename",
+    "llm.base_url",
+    "llm.api_key_env",
+    "delivery.blog.folder",
+    "delivery.blog.filename",
+    "delivery.feed.path",
+    "delivery.email.smtp_host",
+    "delivery.email.smtp_port",
+    "delivery.email.security",
+    "delivery.email.username",
+    "delivery.email.password_env",
+    "delivery.email.ca_file",
+    "delivery.email.sender",
+    "delivery.email.to",
+    "delivery.webhooks",
+)
+
+
+def _defaults() -> dict[str, object]:
+    models: dict[str, BaseModel] = {
+        "output": OutputSettings(),
+        "llm": LLMSettings(),
+        "delivery.blog": BlogSettings(),
+        "delivery.feed": FeedSettings(),
+        "delivery.email": EmailSettings(),
+    }
+    values: dict[str, object] = {"delivery.webhooks": []}
+    for key in PROTECTED_KEYS:
+        table, _, name = key.rpartition(".")
+        if table in models:
+            values[key] = getattr(models[table], name)
+    return values
+
+
+def protected_values(text: str) -> dict[str, str]:
+    """The protected settings of a profile's TOML text (defaults where absent), each as
+    JSON so two profiles compare exactly; an unparseable text has only the defaults."""
+    try:
+        data: Any = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        data = {}
+    values: dict[str, str] = {}
+    for key, default in _defaults().items():
+        node: Any = data
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        values[key] = json.dumps(default if node is None else node, sort_keys=True,
+                                 ensure_ascii=False)  # fmt: skip
+    return values
+
+
+def changed_protected(before: str, after: str) -> list[ProfileProblem]:
+    """One problem per protected key whose value ``after`` changes (see PROTECTED_KEYS)."""
+    old, new = protected_values(before), protected_values(after)
+    return [
+        ProfileProblem(
+            key, "edit it in the profile file itself; here it is read-only", _line_of(key, after)
+        )  # fmt: skip
+        for key in PROTECTED_KEYS
+        if old[key] != new[key]
+    ]
 
 
 def read_profile_text(path: Path) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 import click
@@ -19,6 +20,12 @@ from paperbrief.cli.common import (
 )
 from paperbrief.errors import DeliveryError, ServeError
 from paperbrief.profile import home_dir
+
+MARKS = {
+    "sent": "[green]sent[/]",
+    "already-sent": "[green]already sent[/]",
+    "unknown": "[yellow]unknown[/]",
+}
 
 
 @click.command("send", context_settings=CONTEXT)
@@ -92,10 +99,10 @@ def send(
                 retry_unknown=retry_unknown,
             )
     for result in results:
-        mark = {"sent": "[green]sent[/]", "already-sent": "[green]already sent[/]",
-                "unknown": "[yellow]unknown[/]"}.get(result.status, "[bold red]failed[/]")  # fmt: skip
-        console.print(f"{day} {say(result.channel)}: {mark} — {say(result.detail)}",
-                      highlight=False)  # fmt: skip
+        mark = MARKS.get(result.status, "[bold red]failed[/]")
+        console.print(
+            f"{day} {say(result.channel)}: {mark} — {say(result.detail)}", highlight=False
+        )
     failed = [result.channel for result in results if not result.ok]
     if failed:
         raise DeliveryError(
@@ -107,14 +114,21 @@ def send(
 @click.command("serve", context_settings=CONTEXT)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--no-token",
+    is_flag=True,
+    help="Serve without an access token (loopback only; any local user or process can then"
+    " use the UI).",
+)
 @profile_option
 @handle_errors
-def serve(host: str, port: int, profile_path: Path | None) -> None:
+def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> None:
     """Run the web UI: archive, digests, papers, full ranking, search, profile, feedback.
 
-    Binds to 127.0.0.1 by default. Any other host needs an access token in
-    $PAPERBRIEF_WEB_TOKEN; every request must then present it (open
-    http://HOST:PORT/?token=... once to get a cookie).
+    Every request needs an access token, also on 127.0.0.1 (loopback is shared by every
+    user and process of the machine): $PAPERBRIEF_WEB_TOKEN, or one made for this session
+    and printed once with the URL to open (as Jupyter does). Another host than loopback
+    needs $PAPERBRIEF_WEB_TOKEN set explicitly. --no-token is allowed on loopback only.
     """
     import uvicorn
 
@@ -122,17 +136,42 @@ def serve(host: str, port: int, profile_path: Path | None) -> None:
     from paperbrief.web.security import TOKEN_ENV, is_loopback
 
     token = os.environ.get(TOKEN_ENV) or None
-    if not is_loopback(host) and token is None:
-        raise ServeError(
-            f"refusing to serve on {host} without an access token",
-            f"export {TOKEN_ENV}=<a long random string>, or keep the default --host 127.0.0.1",
+    if no_token:
+        if not is_loopback(host):
+            raise ServeError(
+                f"--no-token is refused on {host}: only loopback may be served without a token",
+                f"export {TOKEN_ENV}=<a long random string> to serve another host",
+            )
+        token = None
+        console.print(
+            "[yellow]warning:[/] serving without an access token: any user or process on this"
+            " machine can read your digests and change your profile",
+            highlight=False,
         )
+    elif token is None:
+        if not is_loopback(host):
+            raise ServeError(
+                f"refusing to serve on {host} without an access token",
+                f"export {TOKEN_ENV}=<a long random string>, or keep the default --host 127.0.0.1",
+            )
+        token = secrets.token_urlsafe(24)
     if token is not None and len(token) < 16:
         raise ServeError(
             f"{TOKEN_ENV} is too short to protect the UI", "use at least 16 random characters"
         )
     app = create_app(home_dir() / "paperbrief.db", resolve_profile_path(profile_path), token)
-    console.print(f"paperbrief UI on http://{host}:{port}/ (Ctrl-C stops it)")
+    shown = host if ":" not in host else f"[{host}]"
+    if token is None:
+        console.print(f"paperbrief UI on http://{shown}:{port}/ (Ctrl-C stops it)")
+    elif os.environ.get(TOKEN_ENV):
+        console.print(
+            f"paperbrief UI on http://{shown}:{port}/ — open it with ?token=<${TOKEN_ENV}>"
+            " once (Ctrl-C stops it)"
+        )
+    else:
+        # Printed once, as Jupyter does: the link logs the browser in (a cookie).
+        click.echo(f"paperbrief UI: http://{shown}:{port}/?token={token}")
+        console.print("[dim]open that link once; Ctrl-C stops the UI[/]")
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

@@ -22,12 +22,19 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from paperbrief.errors import ProfileError
+from paperbrief.errors import ProfileError, ProfileProblem
 from paperbrief.files import write_atomic
 from paperbrief.fulltext.present import document_outline
 from paperbrief.labels import labels_for
 from paperbrief.models import Signal
-from paperbrief.profile import parse_profile, profile_template
+from paperbrief.profile import (
+    PROTECTED_KEYS,
+    changed_protected,
+    decode_profile,
+    parse_profile,
+    profile_template,
+    protected_values,
+)
 from paperbrief.store import Store, open_store
 from paperbrief.web import reading
 from paperbrief.web.security import CSRF_FIELD, AccessMiddleware, verified_form
@@ -57,10 +64,16 @@ class Site:
 
     def language(self) -> str:
         try:
-            text = self.profile_path.read_text(encoding="utf-8")
-            return parse_profile(text, str(self.profile_path)).language
+            return parse_profile(self.profile_text(), str(self.profile_path)).language
         except (OSError, ProfileError):
             return "zh"
+
+    def profile_text(self) -> str:
+        """The profile file's text ('' when missing or unreadable as a profile)."""
+        try:
+            return decode_profile(self.profile_path.read_bytes(), str(self.profile_path))
+        except (OSError, ProfileError):
+            return ""
 
     def render(
         self, request: Request, name: str, status_code: int = 200, **context: Any
@@ -214,10 +227,15 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
         return RedirectResponse(target.split("#", 1)[0] + anchor, status_code=303)
 
     async def profile_page(request: Request) -> Response:
+        """The profile editor. Paths, endpoints and names of secret variables
+        (``profile.PROTECTED_KEYS``) are shown read-only and cannot be changed here."""
         path = site.profile_path
-        exists = path.exists()
-        text = path.read_text(encoding="utf-8") if exists else profile_template()
-        problems, profile, saved = [], None, False
+        exists = path.is_file()
+        current = site.profile_text() if exists else ""
+        baseline = current or profile_template()
+        text = baseline
+        problems: list[ProfileProblem] = []
+        profile, saved = None, False
         if request.method == "POST":
             form = await verified_form(request)
             text = str(form.get("text") or "").replace("\r\n", "\n")
@@ -228,13 +246,22 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
             profile = parse_profile(text, str(path))
         except ProfileError as error:
             problems = list(error.problems)
-        if action == "save" and profile is not None:
+        labels = labels_for(site.language())
+        locked = [
+            ProfileProblem(item.key, labels.read_only_changed.format(key=item.key), item.line)
+            for item in changed_protected(baseline, text)
+        ]
+        problems += locked
+        if action == "save" and profile is not None and not locked:
             write_atomic(path, text)
             exists, saved = True, True
         status = 422 if problems and action != "view" else 200
+        protected = protected_values(baseline)
         return site.render(
             request, "profile.html", status_code=status, text=text, problems=problems,
-            profile=profile, saved=saved, action=action, path=str(path), exists=exists,
+            profile=profile if not problems else None, saved=saved, action=action,
+            path=str(path), exists=exists,
+            protected=[(key, protected[key]) for key in PROTECTED_KEYS],
         )  # fmt: skip
 
     routes = [

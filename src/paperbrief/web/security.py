@@ -10,8 +10,15 @@ Contract:
 * Every POST must come, when the browser says, from an ``Origin`` of this same host
   (checked here), and carry the per-session CSRF token: cookie + hidden form field,
   compared in constant time by ``verified_form``, which every POST handler reads with.
-* Every response gets a strict Content-Security-Policy: no inline scripts, no framing by
-  other sites, images from https only.
+* Every response, refusals (401, 403) and redirects included, gets the security headers:
+  a strict Content-Security-Policy (no inline scripts, no framing by other sites, images
+  from https only), nosniff, no referrer, same-origin framing, no caching of pages that
+  hold the reader's data.
+
+`paperbrief serve` always passes a token, also on loopback (loopback is shared by every
+user and process of the machine): ``$PAPERBRIEF_WEB_TOKEN``, or one made for the session
+and printed once, as Jupyter does. Without a token (``serve --no-token``, loopback only)
+the app answers loopback ``Host`` names only.
 """
 
 from __future__ import annotations
@@ -39,6 +46,22 @@ CONTENT_SECURITY_POLICY = (
     "script-src 'self'; frame-src 'self'; frame-ancestors 'self'; form-action 'self'; "
     "base-uri 'none'; object-src 'none'"
 )
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "SAMEORIGIN",
+    "Cache-Control": "no-store",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+
+
+def secured(response: Response) -> Response:
+    """``response`` with every security header it does not set itself."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
 
 
 async def verified_form(request: Request) -> FormData:
@@ -96,6 +119,9 @@ class AccessMiddleware(BaseHTTPMiddleware):
         )
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        return secured(await self._checked(request, call_next))
+
+    async def _checked(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
         host = _host_name(request.headers.get("host", ""))
         if self.token is None and not is_loopback(host):
             return PlainTextResponse(
@@ -128,8 +154,4 @@ class AccessMiddleware(BaseHTTPMiddleware):
         response = await call_next(request)
         if new_csrf:
             response.set_cookie(CSRF_COOKIE, new_csrf, httponly=True, samesite="strict")
-        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
         return response
