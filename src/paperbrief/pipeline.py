@@ -411,7 +411,15 @@ def _around_llm_briefs(
     summary = labels.day_fallback_summary.format(
         total=papers_considered, count=len(briefs), items=items
     )
-    provenance = replace(digest.provenance, writer=services.writer, notes=())
+    usage = services.llm.usage().values() if services.llm is not None else []
+    provenance = replace(
+        digest.provenance,
+        writer=services.writer,
+        notes=(),
+        prompt_tokens=sum(u.prompt_tokens + u.cached_prompt_tokens for u in usage),
+        completion_tokens=sum(u.completion_tokens + u.cached_completion_tokens for u in usage),
+        cost=round(sum(u.cost + u.cached_cost for u in usage), 6),
+    )
     return replace(digest, summary=summary, provenance=provenance)
 
 

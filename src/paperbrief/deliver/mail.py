@@ -16,10 +16,10 @@ import ssl
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 from email.message import EmailMessage
 from email.utils import formatdate, getaddresses, make_msgid
 from html import escape
+from typing import Any
 
 import lxml.html
 
@@ -244,6 +244,7 @@ class SmtpSender:
         with _Watchdog(self.timeout) as watchdog:
             try:
                 client = self._connect(watchdog)  # connects and reads the greeting
+                client.ehlo_or_helo_if_needed()
                 if self.security == "starttls":
                     client.starttls(context=self._context())
                 if self.username:
@@ -285,7 +286,9 @@ class SmtpSender:
         try:
             code, reply = client.mail(sender)
             if code != 250:
-                return RecipientOutcome(recipient, "failed", f"sender refused: {code} {_text(reply)}")
+                return RecipientOutcome(
+                    recipient, "failed", f"sender refused: {code} {_text(reply)}"
+                )
             code, reply = client.rcpt(recipient)
             if code not in (250, 251):
                 client.rset()

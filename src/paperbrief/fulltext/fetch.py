@@ -22,6 +22,10 @@ the flag ``fetch-failed``, so the digest can say "the full text could not be fet
 rather than "there is no HTML". A host found unreachable is not asked again (the client
 remembers it), and once the run's deadline has passed no further source is tried.
 
+A PDF is read in a child process limited to ``MAX_PDF_MEMORY`` of address space and
+``MAX_PDF_SECONDS`` of CPU: a 1 MB PDF whose content stream inflates to 1 GiB once took
+2.1 GB and 4 s to read; now the child dies at the cap and the source is unusable.
+
 Caching: ``load_or_read_paper`` is the full-text stage's cache boundary. It takes a
 ``DocumentCache`` (the store's ``documents`` part): a cached Document is returned without
 any request (a paper is fetched once); a new one is stored unless it is abstract-only, so a
@@ -30,10 +34,16 @@ paper whose full text was unreachable today is tried again on the next run.
 
 from __future__ import annotations
 
+import json
 import re
+import resource
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
+
+from pydantic import TypeAdapter, ValidationError
 
 from paperbrief.errors import FullTextError, SourceError
 from paperbrief.fulltext.author_html import parse_author_html
@@ -49,6 +59,8 @@ AR5IV_BASE = "https://ar5iv.labs.arxiv.org/html"
 PDF_BASE = "https://arxiv.org/pdf"
 MAX_HTML_BYTES = 20 * 1024 * 1024
 MAX_PDF_BYTES = 40 * 1024 * 1024
+MAX_PDF_MEMORY = 1024 * 1024 * 1024  # address space of the PDF reader (a paper needs ~50 MB)
+MAX_PDF_SECONDS = 60  # CPU seconds of the PDF reader
 DEGRADED_BODY_ERRORS = 50
 NO_HTML_REASON = "arXiv has no HTML for this paper ('HTML is not available for the source')"
 
@@ -100,6 +112,61 @@ def parse_html_page(
     return parse_latexml(
         content, arxiv_id=arxiv_id, page_url=page_url, origin=origin, source=source
     )
+
+
+def parse_pdf_bounded(content: bytes, **options: Any) -> Document:
+    """``parse_pdf`` in a child process with capped memory and CPU (module docstring).
+
+    The child (``_read_pdf_in_this_process``) limits itself before it reads a byte and
+    answers with the Document, or the reason it is unreadable, as JSON on stdout. Raises
+    FullTextError when the PDF cannot be read or the reader hit a cap.
+    """
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, json.dumps(options)],
+            input=content,
+            capture_output=True,
+            timeout=MAX_PDF_SECONDS * 2,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise FullTextError(f"the PDF reader failed: {error}", _PDF_HINT) from error
+    if done.returncode == 0:
+        try:
+            return _DOCUMENT.validate_json(done.stdout)
+        except ValidationError as error:
+            raise FullTextError(f"the PDF reader answered nonsense: {error}", _PDF_HINT) from None
+    if done.returncode == _UNREADABLE:
+        try:
+            reason = json.loads(done.stdout)
+            message, hint = str(reason["message"]), str(reason["hint"])
+        except (ValueError, KeyError, TypeError):
+            message, hint = "the PDF could not be read", _PDF_HINT
+        raise FullTextError(message, hint)
+    raise FullTextError(
+        f"reading the PDF needed more than {MAX_PDF_MEMORY // 2**20} MiB of memory or"
+        f" {MAX_PDF_SECONDS} s of CPU (a decompression bomb?)",
+        _PDF_HINT,
+    )
+
+
+_CHILD = "from paperbrief.fulltext.fetch import _read_pdf_in_this_process as r; r()"
+_DOCUMENT = TypeAdapter(Document)
+_UNREADABLE = 3  # the child's exit code for a FullTextError (its stderr says which)
+_PDF_HINT = "the digest uses the abstract; the PDF can be read by hand"
+
+
+def _read_pdf_in_this_process() -> None:
+    """The child's side of ``parse_pdf_bounded``: limits first, then the PDF on stdin."""
+    resource.setrlimit(resource.RLIMIT_AS, (MAX_PDF_MEMORY, MAX_PDF_MEMORY))
+    resource.setrlimit(resource.RLIMIT_CPU, (MAX_PDF_SECONDS, MAX_PDF_SECONDS))
+    options = json.loads(sys.argv[1])
+    try:
+        document = parse_pdf(sys.stdin.buffer.read(), **options)
+    except FullTextError as error:
+        sys.stdout.write(json.dumps({"message": error.message, "hint": error.hint}))
+        sys.exit(_UNREADABLE)
+    sys.stdout.buffer.write(_DOCUMENT.dump_json(document))
 
 
 def _get(client: PoliteClient, url: str, cap: int) -> tuple[bytes, str]:
@@ -178,7 +245,7 @@ def read_paper(
         if not content.startswith(b"%PDF"):
             raise _Unusable("the answer is not a PDF")
         try:
-            doc = parse_pdf(content, arxiv_id=paper_id, source_url=final_url)
+            doc = parse_pdf_bounded(content, arxiv_id=paper_id, source_url=final_url)
         except FullTextError as error:
             raise _Unusable(error.message) from error
         return _finish(doc, attempts, abstract_fallback)
@@ -251,7 +318,7 @@ def read_local_file(path: Path) -> Document:
         raise FullTextError(f"cannot read {path}: {error}", "check the path") from error
     suffix = path.suffix.lower()
     if suffix == ".pdf":
-        return parse_pdf(content, source="local-pdf", source_url=path.resolve().as_uri())
+        return parse_pdf_bounded(content, source="local-pdf", source_url=path.resolve().as_uri())
     if suffix not in (".html", ".htm"):
         raise FullTextError(
             f"{path.name} is neither .html/.htm nor .pdf", "pass an arXiv id, a page or a PDF"

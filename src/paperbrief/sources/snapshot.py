@@ -25,7 +25,15 @@ from typing import Any, cast
 
 from paperbrief.errors import FeedParseError, SourceError
 from paperbrief.models import Listing, ListingKind, Paper, split_arxiv_id
-from paperbrief.sources.limits import MAX_ID_CHARS, MAX_SNAPSHOT_BYTES, bounded
+from paperbrief.sources.limits import (
+    MAX_ABSTRACT_CHARS,
+    MAX_AUTHOR_CHARS,
+    MAX_AUTHORS,
+    MAX_ID_CHARS,
+    MAX_SNAPSHOT_BYTES,
+    MAX_TITLE_CHARS,
+    bounded,
+)
 
 _DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _KINDS: frozenset[str] = frozenset({"new", "cross", "replace"})
@@ -150,9 +158,9 @@ def _paper_from_record(record: dict[str, Any]) -> Paper:
     announced = record.get("announced")
     return Paper(
         id=paper_id,
-        title=" ".join(_text(record["title"], "title").split()),
+        title=_flat(_text(record["title"], "title"), MAX_TITLE_CHARS),
         authors=_strings(record.get("authors") or [], "authors"),
-        abstract=" ".join(_text(record.get("abstract") or "", "abstract").split()),
+        abstract=_flat(_text(record.get("abstract") or "", "abstract"), MAX_ABSTRACT_CHARS),
         categories=categories,
         primary_category=_text(primary, "primary_category"),
         comment=_text(comment, "comment") if comment else None,
@@ -160,6 +168,12 @@ def _paper_from_record(record: dict[str, Any]) -> Paper:
         listings=listings,
         version=version,
     )
+
+
+def _flat(text: str, limit: int) -> str:
+    """Whitespace collapsed, on a bounded prefix: splitting a 50 MB abstract into words
+    first would cost gigabytes (``limits.bounded`` then cuts it exactly)."""
+    return " ".join(text[: 2 * limit].split())
 
 
 def _text(value: object, name: str) -> str:
@@ -170,10 +184,10 @@ def _text(value: object, name: str) -> str:
 
 def _strings(value: object, name: str) -> tuple[str, ...]:
     if isinstance(value, str):  # tolerate "A, B, C" author strings
-        return tuple(part.strip() for part in value.split(",") if part.strip())
+        value = value[: 2 * MAX_AUTHORS * MAX_AUTHOR_CHARS].split(",")
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise TypeError(f"{name} must be a list of strings")
-    return tuple(item.strip() for item in value if item.strip())
+    return tuple(item.strip() for item in value[: 2 * MAX_AUTHORS] if item.strip())
 
 
 def _day_from_name(path: Path) -> date | None:
