@@ -112,10 +112,15 @@ def test_a_redirect_is_not_followed_and_says_what_to_set(store):
 
 @pytest.mark.parametrize(
     "usage",
-    [None, {"prompt_tokens": -5000, "completion_tokens": -1}, {"prompt_tokens": "many"},
-     {"prompt_tokens": float("nan"), "completion_tokens": True}, "not an object"],
+    [
+        None,
+        {"prompt_tokens": -5000, "completion_tokens": -1},
+        {"prompt_tokens": "many"},
+        {"prompt_tokens": float("nan"), "completion_tokens": True},
+        "not an object",
+    ],
     ids=["missing", "negative", "text", "nan-and-bool", "not-an-object"],
-)  # fmt: skip
+)
 def test_usage_that_is_missing_or_nonsense_is_charged_by_the_clients_estimate(store, usage):
     raw = chat_completion(GOOD, usage).replace(b"NaN", b"NaN")  # json.dumps writes NaN
     with OpenAIServer() as server:

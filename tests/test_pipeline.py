@@ -84,9 +84,7 @@ def test_crash_half_way_then_resume_keeps_what_was_done(tmp_path: Path, pipeline
         assert len(picks) >= 3
         key = load_profile(EXAMPLE_PROFILE).key
         written = [
-            pid
-            for pid in picks
-            if store.briefs.load(date(2026, 5, 23), pid, "zh", "offline", key)
+            pid for pid in picks if store.briefs.load(date(2026, 5, 23), pid, "zh", "offline", key)
         ]
         assert written == picks[:2]  # the two finished briefs survived the crash
         assert store.rankings.load(date(2026, 5, 22))  # and so did the ranking

@@ -41,9 +41,7 @@ def read_request(conn: socket.socket, timeout: float = 5.0) -> bytes:
     return head + b"\r\n\r\n" + body
 
 
-def response(
-    body: bytes = b"", status: int = 200, headers: dict[str, str] | None = None
-) -> bytes:
+def response(body: bytes = b"", status: int = 200, headers: dict[str, str] | None = None) -> bytes:
     lines = [f"HTTP/1.1 {status} X"]
     values = {"Content-Length": str(len(body)), "Connection": "close", **(headers or {})}
     lines += [f"{name}: {value}" for name, value in values.items()]
@@ -174,3 +172,62 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def require_namespaces() -> str:
+    """The path of ``unshare``; skips the calling test where unprivileged user, network and
+    mount namespaces are not allowed (some containers)."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    unshare = shutil.which("unshare")
+    probe = subprocess.run([unshare or "unshare", "-rnm", "true"], capture_output=True)
+    if unshare is None or probe.returncode != 0:
+        pytest.skip("unshare -rnm (user, network and mount namespaces) is not available here")
+    return unshare
+
+
+def without_network(command: list[str], *, loopback: bool = True) -> list[str]:
+    """``command`` run in a network namespace of its own: no route anywhere (the fault
+    campaign's "no network at all"), with loopback up unless ``loopback`` is False."""
+    unshare = require_namespaces()
+    script = ("ip link set lo up 2>/dev/null; " if loopback else "") + 'exec "$@"'
+    return [unshare, "-rn", "sh", "-c", script, "sh", *command]
+
+
+def pdf_bomb(inflated: int) -> bytes:
+    """A one-page PDF of about inflated/1000 bytes whose content stream (FlateDecode)
+    inflates to ``inflated`` bytes when a reader opens the page."""
+    import zlib
+
+    packer = zlib.compressobj(9)
+    head = b"BT /F1 12 Tf 72 720 Td (Hello) Tj ET\n"
+    parts = [packer.compress(head)]
+    block = b" " * (16 * 1024 * 1024)
+    for _ in range(inflated // len(block)):
+        parts.append(packer.compress(block))
+    parts.append(packer.flush())
+    stream = b"".join(parts)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return out
