@@ -188,6 +188,31 @@ def test_an_earlier_days_failed_channel_is_retried_by_the_next_days_run(tmp_path
     assert len(posts) == 3
 
 
+def test_an_earlier_days_unknown_send_is_reported_by_later_runs_never_resent(tmp_path):
+    from paperbrief.pipeline import RunResult
+
+    posts: list[bytes] = []
+
+    def hook(conn, request):
+        posts.append(request)
+        conn.sendall(response(b"{}"))
+
+    profile, digest = _sample()
+    with RawServer(hook) as server, open_store(tmp_path / "pb.db") as store:
+        profile = _hook(profile, server.url + "/hook")
+        _store_digest(store, profile, digest)
+        store.deliveries.intend(DAY, "generic", key="k", profile=profile.key)  # died mid-send
+        tuesday = _store_digest(store, profile, replace(digest, digest_date=date(2026, 5, 23)))
+        results = deliver_published(store, profile, tuesday, RunOptions(), QuietReporter())
+    today, monday = results
+    assert (today.digest_date, today.status) == (date(2026, 5, 23), "sent")
+    assert (monday.digest_date, monday.status) == (DAY, "unknown")
+    assert "--date 2026-05-22 --retry-unknown" in monday.detail
+    assert len(posts) == 1  # Tuesday's only
+    run = RunResult(date(2026, 5, 23), DAY, deliveries=tuple(results))
+    assert run.failed_channels == []  # said, and left to the reader; today's run is fine
+
+
 @pytest.mark.slow
 def test_two_profiles_in_one_home_each_get_their_own_digest(tmp_path, pipeline_vectors):
     base = EXAMPLE_PROFILE.read_text(encoding="utf-8")

@@ -81,6 +81,23 @@ def _problems(text: str) -> dict[str, str]:
             "plain file name",
         ),
     ],
+    ids=[
+        "tz-missing",
+        "tz-path",
+        "tz-typo",
+        "category-case",
+        "category-typo",
+        "secondary-case",
+        "template-name",
+        "inf-prior",
+        "nan-weight",
+        "title-day",
+        "filename-index",
+        "filename-escape",
+        "title-width",
+        "title-brace",
+        "blog-filename",
+    ],
 )
 def test_a_bad_value_is_a_named_problem(edit, key, says):
     problems = _problems(BASE.replace(*edit))

@@ -168,7 +168,7 @@ STAGES = [
 ]
 
 
-@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("stage", STAGES, ids=lambda stage: stage.split()[0])
 def test_kill_9_at_a_stage_then_the_rerun_publishes_and_sends_nothing_twice(world, stage):
     day, llm, hook, inbox = world
     day.kill_at(stage, delay=0.05)

@@ -72,6 +72,11 @@ def test_a_drip_fed_answer_is_cut_at_the_whole_request_timeout(store):
     # two attempts of at most 1 s each; the drip alone would take len(answer) * 0.05 s
     assert elapsed < 3.5 < len(answer) * 0.05
     assert [call.outcome for call in store.llm.calls()] == ["timeout", "timeout"]
+    # A hanging endpoint is not asked again: the next call fails at once.
+    started = time.monotonic()
+    with pytest.raises(LLMTimeout, match="not made"):
+        client.complete_json("writer", [{"role": "user", "content": "another"}], Verdict)
+    assert time.monotonic() - started < 0.5
 
 
 def test_an_endless_answer_stops_at_the_size_cap_in_bounded_memory(store):

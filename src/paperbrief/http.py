@@ -266,8 +266,7 @@ class PoliteClient:
         if self.deadline is not None and self.deadline.expired:
             raise RunDeadlineReached(
                 f"GET {url} not started: {self.deadline.what} ran out of time",
-                hint="raise [run] deadline_minutes in the profile if runs are regularly cut"
-                " short",
+                hint="raise [run] deadline_minutes in the profile if runs are regularly cut short",
             )
 
     def _wait_for_turn(self) -> None:
@@ -284,16 +283,18 @@ class PoliteClient:
     ) -> HttpResponse:
         limit = Deadline.after(self.timeout, f"GET {url}")
         try:
-            with within(limit, self.deadline) as deadline:
-                with self._client.stream("GET", url, params=params, headers=headers) as raw:
-                    content = self._read_capped(raw)
-                    response = HttpResponse(
-                        status=raw.status_code,
-                        url=str(raw.url),
-                        content=content,
-                        headers=dict(raw.headers),
-                        encoding=raw.charset_encoding,
-                    )
+            with (
+                within(limit, self.deadline) as deadline,
+                self._client.stream("GET", url, params=params, headers=headers) as raw,
+            ):
+                content = self._read_capped(raw)
+                response = HttpResponse(
+                    status=raw.status_code,
+                    url=str(raw.url),
+                    content=content,
+                    headers=dict(raw.headers),
+                    encoding=raw.charset_encoding,
+                )
         except httpx.HTTPError as error:
             failure = describe(error, timeout=self.timeout, deadline=deadline)
             if failure.answered or not failure.transient:

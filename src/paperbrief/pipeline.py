@@ -20,27 +20,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
+from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from paperbrief import deliver, fulltext, publish, rank, sources
 from paperbrief.deliver import DeliveryResult
-from paperbrief.errors import FetchFailed, NothingPassed, PaperbriefError, RunInProgress
+from paperbrief.deliver.pending import retry_earlier_days
+from paperbrief.errors import FetchFailed, NothingPassed, PaperbriefError
 from paperbrief.fallback import (
     FATAL,
     Fallback,
-    digest_notes,
+    RecordingClient,
+    around_llm_briefs,
+    deep_reads,
     failed_document,
     fetch_failure,
     reason_of,
+    say_fallbacks,
     with_fallback_note,
 )
 from paperbrief.fulltext.document import Document
-from paperbrief.labels import labels_for, stars_text
+from paperbrief.labels import labels_for
 from paperbrief.models import OFFLINE_WRITER, Digest, Listing, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.rank.judge import judge_ranking
@@ -49,8 +52,6 @@ from paperbrief.render import render_html, render_markdown
 from paperbrief.services import Services
 from paperbrief.store import Store
 from paperbrief.write.offline import write_brief_offline, write_day_offline
-
-RETRY_DAYS = 7  # failed deliveries of this many earlier days are retried by a run
 
 T = TypeVar("T")
 
@@ -100,7 +101,15 @@ class RunResult:
 
     @property
     def failed_channels(self) -> list[str]:
-        return [result.channel for result in self.deliveries if not result.ok]
+        """Channels not done that make the run exit 7: today's failed or unknown ones, and an
+        earlier day's that failed again. An earlier day's unknown is only reported again (it
+        waits for `send --retry-unknown`; it must not fail every run of the week)."""
+        return [
+            result.channel
+            for result in self.deliveries
+            if not result.ok
+            and (result.status == "failed" or result.digest_date in (None, self.digest_date))
+        ]
 
 
 @dataclass(frozen=True)
@@ -108,22 +117,6 @@ class RankedDay:
     ranking: list[ScoredPaper]
     notes: tuple[str, ...] = ()  # e.g. judge batches that failed (their cheap order stands)
     fallbacks: tuple[Fallback, ...] = ()
-
-
-class _Recorded:
-    """The LLM client as the judge sees it, keeping every error it raised (the judge
-    itself keeps only their text), so the fallback can say why."""
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-        self.errors: list[BaseException] = []
-
-    def complete_json(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return self._client.complete_json(*args, **kwargs)
-        except Exception as error:
-            self.errors.append(error)
-            raise
 
 
 def resolve_days(options: RunOptions, today: date) -> tuple[date | None, date | None]:
@@ -209,7 +202,7 @@ def rank_day(
     if services.llm is None:
         store.rankings.save(listing_day, fingerprint, ranking)
         return RankedDay(rank.apply_history(ranking, history, profile.language))
-    watched = _Recorded(services.llm)
+    watched = RecordingClient(services.llm)
     try:
         judged = judge_ranking(ranking, profile, watched, max_workers=profile.llm.concurrency)
     except Exception as error:  # whatever broke, the cheap ranking stands
@@ -229,9 +222,9 @@ def rank_day(
     store.rankings.save(listing_day, fingerprint + ":incomplete", final)
     detail = "; ".join(str(e) for e in errors[:2]) or "; ".join(judged.errors[:2] if judged else [])
     reason = reason_of(errors[0]) if errors else "error"
-    notes = tuple(f"judge: {error}" for error in (judged.errors if judged else [detail]))
+    # The fallback says it once; the judge's own error list would repeat it per request.
     fallback = Fallback("ranking", reason, detail[:300])
-    return RankedDay(rank.apply_history(final, history, profile.language), notes, (fallback,))
+    return RankedDay(rank.apply_history(final, history, profile.language), (), (fallback,))
 
 
 def read_fulltext(store: Store, paper: Paper, services: Services) -> Document | None:
@@ -308,7 +301,7 @@ def write_briefs(
     if pending:
         assert services.llm is not None  # pending is only filled on the LLM path
         reporter.stage(f"writing {len(pending)} deep reads with {writer}")
-        failures = _deep_reads(services, pending, profile, keep)
+        failures = deep_reads(services.llm, pending, profile, keep)
         for scored, document in pending:
             error = failures.get(scored.paper.id)
             if error is None:
@@ -325,33 +318,6 @@ def write_briefs(
         tuple(fallbacks),
         by_llm if services.llm is not None else 0,
     )
-
-
-def _deep_reads(
-    services: Services,
-    jobs: Sequence[tuple[ScoredPaper, Document | None]],
-    profile: Profile,
-    keep: Any,
-) -> dict[str, BaseException]:
-    """Every job's deep read in parallel (each stored at once); the failures by paper id."""
-    from paperbrief.write.llm_writer import write_brief_llm
-
-    assert services.llm is not None
-    failures: dict[str, BaseException] = {}
-    workers = max(1, min(profile.llm.concurrency, len(jobs)))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [
-            (scored, pool.submit(write_brief_llm, services.llm, scored, document, profile))
-            for scored, document in jobs
-        ]
-        for scored, future in futures:
-            try:
-                keep(future.result())
-            except FATAL:
-                raise
-            except Exception as error:  # any reason: endpoint, budget, answer, deadline
-                failures[scored.paper.id] = error
-    return failures
 
 
 def compose_digest(
@@ -391,36 +357,8 @@ def compose_digest(
         fallback = Fallback("day", reason_of(error), str(error)[:300])
         digest = write_day_offline(briefs, profile, **offline)  # type: ignore[arg-type]
         if written.by_llm:
-            digest = _around_llm_briefs(digest, profile, services, papers_considered)
+            digest = around_llm_briefs(digest, profile, services.llm, papers_considered)
         return digest, fallback
-
-
-def _around_llm_briefs(
-    digest: Digest, profile: Profile, services: Services, papers_considered: int
-) -> Digest:
-    """The offline assembly around briefs the LLM wrote: its summary says no more than
-    the picks (not "taken from the abstracts"), and its footer names the briefs' writer."""
-    if digest.provenance is None:
-        return digest
-    briefs = digest.briefs
-    labels = labels_for(profile.language)
-    items = labels.separator.join(
-        labels.title_with_stars.format(title=b.paper.title, stars=stars_text(b.scored.stars))
-        for b in briefs
-    )
-    summary = labels.day_fallback_summary.format(
-        total=papers_considered, count=len(briefs), items=items
-    )
-    usage = services.llm.usage().values() if services.llm is not None else []
-    provenance = replace(
-        digest.provenance,
-        writer=services.writer,
-        notes=(),
-        prompt_tokens=sum(u.prompt_tokens + u.cached_prompt_tokens for u in usage),
-        completion_tokens=sum(u.completion_tokens + u.cached_completion_tokens for u in usage),
-        cost=round(sum(u.cost + u.cached_cost for u in usage), 6),
-    )
-    return replace(digest, summary=summary, provenance=provenance)
 
 
 def publish_files(store: Store, stored: StoredDigest, paths: dict[str, Path]) -> dict[str, Path]:
@@ -442,36 +380,14 @@ def deliver_published(
         return ()
     reporter.stage("delivering")
     results = deliver.deliver_digest(stored, profile, store.deliveries, store.digests)
-    return (*results, *_retry_earlier_days(store, profile, stored.digest_date))
-
-
-def _retry_earlier_days(store: Store, profile: Profile, today: date) -> list[DeliveryResult]:
-    """Channels of earlier digests that are not sent: failed ones are sent again (under that
-    day's lock), unknown ones only reported; channels no longer configured are left."""
-    configured = set(deliver.configured_channels(profile.delivery))
-    since = today - timedelta(days=RETRY_DAYS)
-    by_day: dict[date, set[str]] = {}
-    for row in store.deliveries.unsettled(profile.key, since, today):
-        if row.channel in configured:
-            by_day.setdefault(row.digest_date, set()).add(row.channel)
-    results: list[DeliveryResult] = []
-    for day, channels in sorted(by_day.items()):
-        earlier = store.digests.load(day, profile.language, profile.key)
-        if earlier is None:
-            continue
-        try:
-            with store.run_lock(day, profile.key, "delivery retry"):
-                results += deliver.deliver_digest(
-                    earlier,
-                    profile,
-                    store.deliveries,
-                    store.digests,
-                    channels=[c for c in deliver.configured_channels(profile.delivery)
-                              if c in channels],
-                )  # fmt: skip
-        except RunInProgress:
-            continue  # that day's own run or send is at it right now
-    return results
+    earlier = retry_earlier_days(
+        profile,
+        store.deliveries,
+        store.digests,
+        stored.digest_date,
+        lambda day: store.run_lock(day, profile.key, "delivery retry"),
+    )
+    return (*results, *earlier)
 
 
 # ---------------------------------------------------------------------- the chain
@@ -575,7 +491,7 @@ def _run(
         profile, written, digest_date, listing.day, len(papers), services, strict=options.strict
     )
     fallbacks = (*ranked.fallbacks, *written.fallbacks, *([day_fallback] if day_fallback else []))
-    digest = _say_fallbacks(digest, fallbacks, profile.language)
+    digest = say_fallbacks(digest, fallbacks, profile.language)
     # Every LLM part fell back: stored as offline, so the next run with the endpoint back
     # upgrades it (publish.previous_publication) instead of keeping it.
     all_offline = services.llm is None or (day_fallback is not None and not written.by_llm)
@@ -597,14 +513,6 @@ def _run(
         picks_wanted=picks.wanted,
         fallbacks=fallbacks,
     )
-
-
-def _say_fallbacks(digest: Digest, fallbacks: Sequence[Fallback], language: str) -> Digest:
-    """The digest with its footer saying, in its language, what fell back and why."""
-    if not fallbacks or digest.provenance is None:
-        return digest
-    notes = (*digest_notes(fallbacks, language), *digest.provenance.notes)
-    return replace(digest, provenance=replace(digest.provenance, notes=notes))
 
 
 def _nothing_in_categories(listing: Listing, profile: Profile) -> NothingPassed:

@@ -12,11 +12,9 @@ import hashlib
 import json
 import os
 import re
-import string
 import tomllib
 import zoneinfo
 from collections.abc import Mapping
-from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from paperbrief.errors import ProfileError, ProfileProblem
+from paperbrief.profile_checks import check_category, check_template, time_zones
 
 HOME_ENV = "PAPERBRIEF_HOME"
 
@@ -40,65 +39,6 @@ TEMPLATE_NAME = "Your Name"  # the template's placeholder, which must be replace
 class Strict(BaseModel):
     # TOML has inf and nan; no knob of paperbrief means anything with them.
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-@cache
-def time_zones() -> frozenset[str]:
-    """The tz database's zone names (the system's, else the ``tzdata`` package's)."""
-    return frozenset(zoneinfo.available_timezones())
-
-
-@cache
-def arxiv_categories() -> frozenset[str]:
-    """arXiv's subject classes and archives (``data/arxiv-categories.txt``)."""
-    text = (resources.files("paperbrief") / "data" / "arxiv-categories.txt").read_text("utf-8")
-    return frozenset(
-        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
-    )
-
-
-def _check_category(category: str) -> str:
-    known = arxiv_categories()
-    if category in known:
-        return category
-    by_case = {name.casefold(): name for name in known}
-    if category.casefold() in by_case:
-        raise ValueError(f"{category!r}: arXiv categories are case-sensitive; write"
-                         f" {by_case[category.casefold()]!r}")  # fmt: skip
-    close = difflib.get_close_matches(category, sorted(known), n=2)
-    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    raise ValueError(
-        f"{category!r} is not an arXiv category (see arxiv.org/category_taxonomy){hint}"
-    )
-
-
-def check_template(template: str, *, file_name: bool = False) -> str:
-    """``template`` if it renders with ``{date}`` alone (and, for a file name, stays one
-    plain name); raises ValueError saying what is wrong. Rendered once here, so a typo
-    such as ``{day}`` or ``{0}`` is caught by `profile check`, not by the morning's run."""
-    try:
-        fields = list(string.Formatter().parse(template))
-    except ValueError as error:
-        raise ValueError(f"{template!r} is not a valid template ({error}); write braces"
-                         " as {{ and }}") from None  # fmt: skip
-    for _, name, spec, conversion in fields:
-        if name is None:
-            continue
-        if name != "date" or spec or conversion:
-            raise ValueError(f"{template!r}: only {{date}} may be used (found {{{name}}});"
-                             " write a literal brace as {{ or }}")  # fmt: skip
-    rendered = template.format(date="2026-01-01")
-    if file_name and (
-        not rendered.strip()
-        or "/" in rendered
-        or "\\" in rendered
-        or rendered in (".", "..")
-        or rendered.startswith("..")
-        or "\0" in rendered
-    ):
-        raise ValueError(f"{template!r} must be a plain file name (no folders, no '..'):"
-                         " it is always written inside its configured folder")  # fmt: skip
-    return template
 
 
 class ResearchLine(Strict):
@@ -411,12 +351,12 @@ class Profile(Strict):
     def _categories_not_empty(cls, value: list[str]) -> list[str]:
         if not value:
             raise ValueError("list at least one arXiv category, e.g. ['cs.SE']")
-        return [_check_category(category) for category in value]
+        return [check_category(category) for category in value]
 
     @field_validator("secondary_categories")
     @classmethod
     def _secondary_are_categories(cls, value: list[str]) -> list[str]:
-        return [_check_category(category) for category in value]
+        return [check_category(category) for category in value]
 
     @field_validator("timezone")
     @classmethod
@@ -471,7 +411,7 @@ class Profile(Strict):
 _TOML_LINE = re.compile(r"line (\d+)")
 
 
-def _line_of(key: str, text: str) -> int | None:
+def line_of(key: str, text: str) -> int | None:
     """The line where the last component of a dotted key is set (or its table opens)."""
     name = next((part for part in reversed(key.split(".")) if not part.isdigit()), "")
     if not name:
@@ -496,7 +436,7 @@ def _problem(error: Mapping[str, Any], text: str) -> ProfileProblem:
     else:
         message = message.removeprefix("Value error, ")
         fix = message[0].lower() + message[1:] if message else "fix the value"
-    return ProfileProblem(key, fix, _line_of(key, text))
+    return ProfileProblem(key, fix, line_of(key, text))
 
 
 def parse_profile(text: str, origin: str = "<profile>") -> Profile:
@@ -531,75 +471,6 @@ def parse_profile(text: str, origin: str = "<profile>") -> Profile:
             "edit the keys named above; `paperbrief profile check` re-validates",
             problems=problems,
         ) from error
-
-
-# What the web UI's profile editor may not change: where files go, which endpoints are
-# contacted, and the names of the variables holding secrets. Through the editor one could
-# otherwise point [llm] base_url elsewhere and api_key_env at the SMTP password, or the
-# feed at ~/.ssh/authorized_keys. They are edited in the file and shown read-only.
-PROTECTED_KEYS: tuple[str, ...] = (
-    "output.dir",
-    "output.filename",
-    "llm.base_url",
-    "llm.api_key_env",
-    "delivery.blog.folder",
-    "delivery.blog.filename",
-    "delivery.feed.path",
-    "delivery.email.smtp_host",
-    "delivery.email.smtp_port",
-    "delivery.email.security",
-    "delivery.email.username",
-    "delivery.email.password_env",
-    "delivery.email.ca_file",
-    "delivery.email.sender",
-    "delivery.email.to",
-    "delivery.webhooks",
-)
-
-
-def _defaults() -> dict[str, object]:
-    models: dict[str, BaseModel] = {
-        "output": OutputSettings(),
-        "llm": LLMSettings(),
-        "delivery.blog": BlogSettings(),
-        "delivery.feed": FeedSettings(),
-        "delivery.email": EmailSettings(),
-    }
-    values: dict[str, object] = {"delivery.webhooks": []}
-    for key in PROTECTED_KEYS:
-        table, _, name = key.rpartition(".")
-        if table in models:
-            values[key] = getattr(models[table], name)
-    return values
-
-
-def protected_values(text: str) -> dict[str, str]:
-    """The protected settings of a profile's TOML text (defaults where absent), each as
-    JSON so two profiles compare exactly; an unparseable text has only the defaults."""
-    try:
-        data: Any = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        data = {}
-    values: dict[str, str] = {}
-    for key, default in _defaults().items():
-        node: Any = data
-        for part in key.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
-        values[key] = json.dumps(default if node is None else node, sort_keys=True,
-                                 ensure_ascii=False)  # fmt: skip
-    return values
-
-
-def changed_protected(before: str, after: str) -> list[ProfileProblem]:
-    """One problem per protected key whose value ``after`` changes (see PROTECTED_KEYS)."""
-    old, new = protected_values(before), protected_values(after)
-    return [
-        ProfileProblem(
-            key, "edit it in the profile file itself; here it is read-only", _line_of(key, after)
-        )  # fmt: skip
-        for key in PROTECTED_KEYS
-        if old[key] != new[key]
-    ]
 
 
 def read_profile_text(path: Path) -> str:

@@ -26,6 +26,7 @@ from paperbrief.cli.common import (
     terminal_text,
 )
 from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay
+from paperbrief.fallback import fallback_lines
 from paperbrief.labels import stars_text
 from paperbrief.pipeline import RunOptions, acquire_listing, rank_day, resolve_days, run_day
 from paperbrief.profile import Profile
@@ -157,8 +158,8 @@ def run(
                 f" [dim]({say(pick.line or '-')})[/]",
                 highlight=False,
             )
-    for fallback in result.fallbacks:
-        console.print(f"[yellow]fell back:[/] {say(fallback.line())}", highlight=False)
+    for line in fallback_lines(result.fallbacks):
+        console.print(f"[yellow]fell back:[/] {say(line)}", highlight=False)
     for kind, path in result.files.items():
         click.echo(terminal_text(f"{kind}: {path}"))
     for outcome in result.deliveries:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-
 from rich.markup import escape
 
 from paperbrief.cli.common import (

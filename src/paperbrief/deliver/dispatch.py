@@ -418,10 +418,18 @@ def deliver_digest(
         if name == "email":
             results.append(delivery.email(profile, environ))
         elif name in files:
-            results.append(delivery.one(name, lambda key, write=files[name]: write()))
+            results.append(delivery.one(name, _ignoring_key(files[name])))
         else:
-            hook = hooks[name]
-            results.append(
-                delivery.one(name, lambda key, hook=hook: _send_webhook(hook, post, environ, key))
-            )
+            results.append(delivery.one(name, _webhook_sender(hooks[name], post, environ)))
     return results
+
+
+def _ignoring_key(write: Callable[[], str]) -> Callable[[str], str]:
+    """A file channel as a sender: writing a file again needs no idempotency key."""
+    return lambda key: write()
+
+
+def _webhook_sender(
+    hook: WebhookSettings, post: Outgoing, environ: Mapping[str, str]
+) -> Callable[[str], str]:
+    return lambda key: _send_webhook(hook, post, environ, key)

@@ -11,9 +11,10 @@ Contract of ``LLMClient.complete_json(role, messages, schema)``:
 * retries the shared policy's statuses (408, 429, 5xx), timeouts, dropped connections and
   blank answers as ``paperbrief.retry.RetryPolicy`` says, honouring ``Retry-After``;
 * fails fast on a DNS failure, a refused connection or no route to the endpoint
-  (``LLMUnreachable``), and after that, or after every attempt failed to connect, makes no
-  further request for its lifetime (cache hits still answer): with the endpoint down a
-  run falls back to the offline writer in seconds, not minutes;
+  (``LLMUnreachable``), and after that, or after every attempt of a call failed to connect
+  or ran out of time (``LLMTimeout``), makes no further request for its lifetime (cache
+  hits still answer): with the endpoint down or hanging a run falls back to the offline
+  writer after one call's attempts, not after every call's;
 * never starts an attempt, or waits for a retry, past the run's ``deadline``
   (``LLMDeadline``); an undecodable (bad gzip) or oversized answer is ``LLMInvalidAnswer``;
 * charges the budget with the endpoint's ``usage``, or with its own token estimate when
@@ -108,7 +109,7 @@ class LLMClient:
         self._sleep = sleep
         self.deadline = deadline
         self._slots = threading.BoundedSemaphore(settings.concurrency)
-        self._down: LLMUnreachable | None = None  # set once the endpoint proved unreachable
+        self._down: LLMError | None = None  # set once the endpoint proved down: no more calls
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -253,11 +254,22 @@ class LLMClient:
             attempt += 1
         tried = f"{made} attempt" + ("s" if made != 1 else "")
         message = f"{role} call to {self.base_url} failed after {tried}: {last}"
+        if self.deadline is not None and self.deadline.expired:
+            raise LLMDeadline(
+                f"{role} call cut short: {self.deadline.what} ran out of time ({last})",
+                "raise [run] deadline_minutes in the profile if runs are regularly cut short",
+            )
         if last_kind == "connect-timeout":
             raise self._fatal(role, last_kind, last)
         if last_kind == "timeout":
-            raise LLMTimeout(message, "the endpoint is too slow: raise [llm] timeout, or rerun"
-                             " later (finished calls are cached)")  # fmt: skip
+            # Every attempt ran its whole limit: the next calls would too. Say so once.
+            self._down = LLMTimeout(
+                f"the LLM endpoint {self.base_url} did not answer {tried} of"
+                f" {self.settings.timeout:g} s",
+                "the endpoint is too slow or hangs: raise [llm] timeout, or rerun later"
+                " (finished calls are cached)",
+            )
+            raise LLMTimeout(message, self._down.hint)
         raise LLMError(
             message,
             "the endpoint is down or rate-limiting; rerun later (finished calls are cached),"
@@ -266,9 +278,8 @@ class LLMClient:
 
     def _refuse_if_down_or_late(self, role: str) -> None:
         if self._down is not None:
-            raise LLMUnreachable(
-                f"{role} call not made: {self._down.message}", self._down.hint
-            )
+            down = type(self._down)
+            raise down(f"{role} call not made: {self._down.message}", self._down.hint)
         if self.deadline is not None and self.deadline.expired:
             raise LLMDeadline(
                 f"{role} call not made: {self.deadline.what} ran out of time",

@@ -79,7 +79,9 @@ class Store:
         """The data home: the folder holding the database (and the run locks)."""
         return self.path.parent
 
-    def run_lock(self, day: date, profile: str, command: str = "run") -> AbstractContextManager[None]:
+    def run_lock(
+        self, day: date, profile: str, command: str = "run"
+    ) -> AbstractContextManager[None]:
         """The lock of one profile's digest day (``store/lock.py``); raises RunInProgress."""
         return run_lock(self.home, day, profile, command)
 

@@ -138,7 +138,8 @@ class Picks:
         where, args = _of_profile(profile)
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT paper_id FROM picks WHERE digest_date=?" + where
+                "SELECT paper_id FROM picks WHERE digest_date=?"
+                + where
                 + " ORDER BY profile, position",
                 (digest_date.isoformat(), *args),
             ).fetchall()
@@ -157,8 +158,7 @@ class Picks:
         """Digest dates that picked ``paper_id``, newest first."""
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT DISTINCT digest_date FROM picks WHERE paper_id=?"
-                " ORDER BY digest_date DESC",
+                "SELECT DISTINCT digest_date FROM picks WHERE paper_id=? ORDER BY digest_date DESC",
                 (paper_id,),
             ).fetchall()
         return [date.fromisoformat(row[0]) for row in rows]
@@ -243,7 +243,8 @@ class Digests:
             where, args = where + " AND language=?", (*args, language)
         with self._db.read() as db:
             row = db.execute(
-                "SELECT * FROM digests WHERE digest_date=?" + where
+                "SELECT * FROM digests WHERE digest_date=?"
+                + where
                 + " ORDER BY created_at DESC LIMIT 1",
                 (digest_date.isoformat(), *args),
             ).fetchone()
@@ -253,7 +254,8 @@ class Digests:
         where, args = _of_profile(profile)
         with self._db.read() as db:
             row = db.execute(
-                "SELECT * FROM digests WHERE 1" + where
+                "SELECT * FROM digests WHERE 1"
+                + where
                 + " ORDER BY digest_date DESC, created_at DESC LIMIT 1",
                 args,
             ).fetchone()
@@ -264,7 +266,8 @@ class Digests:
         where, args = _of_profile(profile)
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT * FROM digests WHERE 1" + where
+                "SELECT * FROM digests WHERE 1"
+                + where
                 + " ORDER BY digest_date DESC, language LIMIT ?",
                 (*args, limit),
             ).fetchall()

@@ -41,8 +41,7 @@ class Deliveries:
         self, db: sqlite3.Connection, digest_date: date, channel: str, profile: str, target: str
     ) -> DeliveryStatus:
         row = db.execute(
-            "SELECT * FROM deliveries WHERE profile=? AND digest_date=? AND channel=?"
-            " AND target=?",
+            "SELECT * FROM deliveries WHERE profile=? AND digest_date=? AND channel=? AND target=?",
             (profile, digest_date.isoformat(), channel, target),
         ).fetchone()
         return _delivery(row)
@@ -134,9 +133,11 @@ class Deliveries:
         return self.settle(digest_date, channel, "sent" if ok else "failed",
                            profile=profile, target=target, error=error)  # fmt: skip
 
-    def of(self, digest_date: date | None = None, profile: str | None = None) -> list[DeliveryStatus]:
+    def of(
+        self, digest_date: date | None = None, profile: str | None = None
+    ) -> list[DeliveryStatus]:
         """One state per channel (its recipients' rows added up), of one date when given."""
-        query, args = "SELECT * FROM deliveries WHERE 1", ()
+        query, args = "SELECT * FROM deliveries WHERE 1", tuple[str, ...]()
         if digest_date is not None:
             query, args = query + " AND digest_date=?", (digest_date.isoformat(),)
         if profile is not None:

@@ -27,17 +27,17 @@ from paperbrief.files import write_atomic
 from paperbrief.fulltext.present import document_outline
 from paperbrief.labels import labels_for
 from paperbrief.models import Signal
-from paperbrief.profile import (
-    PROTECTED_KEYS,
-    changed_protected,
-    decode_profile,
-    parse_profile,
-    profile_template,
-    protected_values,
-)
+from paperbrief.profile import decode_profile, parse_profile, profile_template
 from paperbrief.store import Store, open_store
 from paperbrief.web import reading
-from paperbrief.web.security import CSRF_FIELD, AccessMiddleware, verified_form
+from paperbrief.web.security import (
+    CSRF_FIELD,
+    PROTECTED_KEYS,
+    AccessMiddleware,
+    changed_protected,
+    protected_values,
+    verified_form,
+)
 
 STATIC = Path(__file__).parent / "static"
 RANKING_PAGE = 150  # rows shown before "show all"

@@ -24,9 +24,13 @@ the app answers loopback ``Host`` names only.
 from __future__ import annotations
 
 import hmac
+import json
 import secrets
+import tomllib
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+from pydantic import BaseModel
 from starlette.datastructures import URL, FormData
 from starlette.exceptions import HTTPException
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
@@ -34,6 +38,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
+from paperbrief.errors import ProfileProblem
+from paperbrief.profile import (
+    BlogSettings,
+    EmailSettings,
+    FeedSettings,
+    LLMSettings,
+    OutputSettings,
+    line_of,
+)
 from paperbrief.transport import is_loopback
 
 TOKEN_COOKIE = "paperbrief_token"
@@ -155,3 +168,72 @@ class AccessMiddleware(BaseHTTPMiddleware):
         if new_csrf:
             response.set_cookie(CSRF_COOKIE, new_csrf, httponly=True, samesite="strict")
         return response
+
+
+# What the web UI's profile editor may not change: where files go, which endpoints are
+# contacted, and the names of the variables holding secrets. Through the editor one could
+# otherwise point [llm] base_url elsewhere and api_key_env at the SMTP password, or the
+# feed at ~/.ssh/authorized_keys. They are edited in the file and shown read-only.
+PROTECTED_KEYS: tuple[str, ...] = (
+    "output.dir",
+    "output.filename",
+    "llm.base_url",
+    "llm.api_key_env",
+    "delivery.blog.folder",
+    "delivery.blog.filename",
+    "delivery.feed.path",
+    "delivery.email.smtp_host",
+    "delivery.email.smtp_port",
+    "delivery.email.security",
+    "delivery.email.username",
+    "delivery.email.password_env",
+    "delivery.email.ca_file",
+    "delivery.email.sender",
+    "delivery.email.to",
+    "delivery.webhooks",
+)
+
+
+def _defaults() -> dict[str, object]:
+    models: dict[str, BaseModel] = {
+        "output": OutputSettings(),
+        "llm": LLMSettings(),
+        "delivery.blog": BlogSettings(),
+        "delivery.feed": FeedSettings(),
+        "delivery.email": EmailSettings(),
+    }
+    values: dict[str, object] = {"delivery.webhooks": []}
+    for key in PROTECTED_KEYS:
+        table, _, name = key.rpartition(".")
+        if table in models:
+            values[key] = getattr(models[table], name)
+    return values
+
+
+def protected_values(text: str) -> dict[str, str]:
+    """The protected settings of a profile's TOML text (defaults where absent), each as
+    JSON so two profiles compare exactly; an unparseable text has only the defaults."""
+    try:
+        data: Any = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        data = {}
+    values: dict[str, str] = {}
+    for key, default in _defaults().items():
+        node: Any = data
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        values[key] = json.dumps(default if node is None else node, sort_keys=True,
+                                 ensure_ascii=False)  # fmt: skip
+    return values
+
+
+def changed_protected(before: str, after: str) -> list[ProfileProblem]:
+    """One problem per protected key whose value ``after`` changes (see PROTECTED_KEYS)."""
+    old, new = protected_values(before), protected_values(after)
+    return [
+        ProfileProblem(
+            key, "edit it in the profile file itself; here it is read-only", line_of(key, after)
+        )  # fmt: skip
+        for key in PROTECTED_KEYS
+        if old[key] != new[key]
+    ]

@@ -1,0 +1,71 @@
+"""Checks the profile model runs on its values: arXiv's taxonomy, the tz database, the
+templates (rendered once here, so a typo is caught by `profile check`, not by the
+morning's run)."""
+
+from __future__ import annotations
+
+import difflib
+import string
+import zoneinfo
+from functools import cache
+from importlib import resources
+
+
+@cache
+def time_zones() -> frozenset[str]:
+    """The tz database's zone names (the system's, else the ``tzdata`` package's)."""
+    return frozenset(zoneinfo.available_timezones())
+
+
+@cache
+def arxiv_categories() -> frozenset[str]:
+    """arXiv's subject classes and archives (``data/arxiv-categories.txt``)."""
+    text = (resources.files("paperbrief") / "data" / "arxiv-categories.txt").read_text("utf-8")
+    return frozenset(
+        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
+    )
+
+
+def check_category(category: str) -> str:
+    """``category`` if arXiv has it; otherwise ValueError with a case hint or the closest."""
+    known = arxiv_categories()
+    if category in known:
+        return category
+    by_case = {name.casefold(): name for name in known}
+    if category.casefold() in by_case:
+        raise ValueError(f"{category!r}: arXiv categories are case-sensitive; write"
+                         f" {by_case[category.casefold()]!r}")  # fmt: skip
+    close = difflib.get_close_matches(category, sorted(known), n=2)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    raise ValueError(
+        f"{category!r} is not an arXiv category (see arxiv.org/category_taxonomy){hint}"
+    )
+
+
+def check_template(template: str, *, file_name: bool = False) -> str:
+    """``template`` if it renders with ``{date}`` alone (and, for a file name, stays one
+    plain name); raises ValueError saying what is wrong. Rendered once here, so a typo
+    such as ``{day}`` or ``{0}`` is caught by `profile check`, not by the morning's run."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError as error:
+        raise ValueError(f"{template!r} is not a valid template ({error}); write braces"
+                         " as {{ and }}") from None  # fmt: skip
+    for _, name, spec, conversion in fields:
+        if name is None:
+            continue
+        if name != "date" or spec or conversion:
+            raise ValueError(f"{template!r}: only {{date}} may be used (found {{{name}}});"
+                             " write a literal brace as {{ or }}")  # fmt: skip
+    rendered = template.format(date="2026-01-01")
+    if file_name and (
+        not rendered.strip()
+        or "/" in rendered
+        or "\\" in rendered
+        or rendered in (".", "..")
+        or rendered.startswith("..")
+        or "\0" in rendered
+    ):
+        raise ValueError(f"{template!r} must be a plain file name (no folders, no '..'):"
+                         " it is always written inside its configured folder")  # fmt: skip
+    return template
