@@ -151,6 +151,15 @@ def test_dns_failure_fails_fast_without_retries() -> None:
     assert "network" in caught.value.hint
 
 
+def test_a_request_that_reached_no_server_costs_no_politeness_wait() -> None:
+    fake = FakeTime()
+    with make_client(fake, delay_seconds=3) as client:
+        for url in ("http://arxiv.invalid/html/1", "http://ar5iv.invalid/html/1"):
+            with pytest.raises(HostUnreachable):
+                client.get(url)
+    assert fake.sleeps == []  # nothing reached arXiv, so nothing to wait for
+
+
 def test_http_failures_are_not_host_unreachable(httpserver: HTTPServer) -> None:
     httpserver.expect_request("/down").respond_with_data("", status=503)
     client = make_client(FakeTime(), max_retries=1)

@@ -210,7 +210,7 @@ class PoliteClient:
             ever_answered = False
             for attempt in range(self.retry.attempts):
                 self._check_deadline(url)
-                self._wait_for_turn()
+                previous_start = self._wait_for_turn()
                 try:
                     response = self._attempt(url, params, headers)
                     if retry_if is not None and retry_if(response):
@@ -229,6 +229,9 @@ class PoliteClient:
                     self._sleep(wait)
                 except HostUnreachable as unreachable:
                     self._remember(host, unreachable.reason)
+                    # Nothing reached the server (no name, refused): politeness owes it no
+                    # wait, so the next source's request need not wait its 3 s either.
+                    self._last_start = previous_start
                     raise
             tried = f"{attempt + 1} attempt" + ("s" if attempt else "")
             if ever_answered:
@@ -269,7 +272,9 @@ class PoliteClient:
                 hint="raise [run] deadline_minutes in the profile if runs are regularly cut short",
             )
 
-    def _wait_for_turn(self) -> None:
+    def _wait_for_turn(self) -> float | None:
+        """Sleep until this client's next request may start; the previous start time."""
+        previous = self._last_start
         now = self._clock()
         if self._last_start is not None:
             remaining = self._last_start + self.delay_seconds - now
@@ -277,6 +282,7 @@ class PoliteClient:
                 self._sleep(remaining)
                 now = self._clock()
         self._last_start = now
+        return previous
 
     def _attempt(
         self, url: str, params: Mapping[str, Any] | None, headers: Mapping[str, str] | None
