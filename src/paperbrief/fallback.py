@@ -102,11 +102,11 @@ def digest_notes(fallbacks: Sequence[Fallback], language: str) -> tuple[str, ...
     notes: list[str] = []
     for fallback in fallbacks:
         if fallback.part == "ranking":
-            notes.append(labels.fallback_ranking.format(
-                reason=labels.fallback_reason(fallback.reason)))  # fmt: skip
+            notes.append(
+                labels.fallback_ranking.format(reason=labels.fallback_reason(fallback.reason))
+            )
         elif fallback.part == "day":
-            notes.append(labels.fallback_day.format(
-                reason=labels.fallback_reason(fallback.reason)))  # fmt: skip
+            notes.append(labels.fallback_day.format(reason=labels.fallback_reason(fallback.reason)))
     for part, template in (
         ("fulltext", labels.fallback_fulltext),
         ("brief", labels.fallback_briefs),
@@ -116,8 +116,9 @@ def digest_notes(fallbacks: Sequence[Fallback], language: str) -> tuple[str, ...
             if fallback.part == part:
                 by_reason.setdefault(fallback.reason, []).append(fallback.paper_id)
         for reason, papers in by_reason.items():
-            notes.append(template.format(
-                reason=labels.fallback_reason(reason), papers=", ".join(papers)))  # fmt: skip
+            notes.append(
+                template.format(reason=labels.fallback_reason(reason), papers=", ".join(papers))
+            )
     return tuple(notes)
 
 

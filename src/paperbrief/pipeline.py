@@ -496,10 +496,8 @@ def _run(
     # upgrades it (publish.previous_publication) instead of keeping it.
     all_offline = services.llm is None or (day_fallback is not None and not written.by_llm)
     writer = OFFLINE_WRITER if all_offline else services.writer
-    stored = store.digests.save(
-        digest, writer, render_markdown(digest, profile), render_html(digest, profile),
-        profile.key,
-    )  # fmt: skip
+    markdown, html = render_markdown(digest, profile), render_html(digest, profile)
+    stored = store.digests.save(digest, writer, markdown, html, profile.key)
     reporter.stage("publishing")
     return RunResult(
         digest_date,

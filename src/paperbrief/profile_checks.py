@@ -33,8 +33,10 @@ def check_category(category: str) -> str:
         return category
     by_case = {name.casefold(): name for name in known}
     if category.casefold() in by_case:
-        raise ValueError(f"{category!r}: arXiv categories are case-sensitive; write"
-                         f" {by_case[category.casefold()]!r}")  # fmt: skip
+        raise ValueError(
+            f"{category!r}: arXiv categories are case-sensitive; write"
+            f" {by_case[category.casefold()]!r}"
+        )
     close = difflib.get_close_matches(category, sorted(known), n=2)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     raise ValueError(
@@ -49,14 +51,17 @@ def check_template(template: str, *, file_name: bool = False) -> str:
     try:
         fields = list(string.Formatter().parse(template))
     except ValueError as error:
-        raise ValueError(f"{template!r} is not a valid template ({error}); write braces"
-                         " as {{ and }}") from None  # fmt: skip
+        raise ValueError(
+            f"{template!r} is not a valid template ({error}); write braces as {{{{ and }}}}"
+        ) from None
     for _, name, spec, conversion in fields:
         if name is None:
             continue
         if name != "date" or spec or conversion:
-            raise ValueError(f"{template!r}: only {{date}} may be used (found {{{name}}});"
-                             " write a literal brace as {{ or }}")  # fmt: skip
+            raise ValueError(
+                f"{template!r}: only {{date}} may be used (found {{{name}}});"
+                " write a literal brace as {{ or }}"
+            )
     rendered = template.format(date="2026-01-01")
     if file_name and (
         not rendered.strip()
@@ -66,6 +71,8 @@ def check_template(template: str, *, file_name: bool = False) -> str:
         or rendered.startswith("..")
         or "\0" in rendered
     ):
-        raise ValueError(f"{template!r} must be a plain file name (no folders, no '..'):"
-                         " it is always written inside its configured folder")  # fmt: skip
+        raise ValueError(
+            f"{template!r} must be a plain file name (no folders, no '..'):"
+            " it is always written inside its configured folder"
+        )
     return template

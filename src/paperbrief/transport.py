@@ -377,11 +377,17 @@ def describe(
             return Failure("unreachable", f"no route to the host ({cause.strerror})", False, False)
         return Failure("unreachable", f"cannot connect ({error})", False, True)
     if isinstance(error, httpx.TooManyRedirects):
-        return Failure("redirects", f"redirect loop or too many redirects ({error})", True, False,
-                       answered=True)  # fmt: skip
+        return Failure(
+            "redirects",
+            f"redirect loop or too many redirects ({error})",
+            True,
+            False,
+            answered=True,
+        )
     if isinstance(error, httpx.DecodingError):
-        return Failure("decoding", f"the answer could not be decoded ({error})", True, False,
-                       answered=True)  # fmt: skip
+        return Failure(
+            "decoding", f"the answer could not be decoded ({error})", True, False, answered=True
+        )
     if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
         return Failure("dropped", f"the connection dropped ({error})", True, True)
     if isinstance(error, httpx.UnsupportedProtocol):

@@ -227,49 +227,56 @@ class _Delivery:
     def _hint(self) -> str:
         return RETRY_UNKNOWN_HINT.format(date=self.post.digest_date.isoformat())
 
-    def _should_send(self, row: DeliveryStatus | None, idempotent: bool) -> bool | DeliveryStatus:
-        """True to send; otherwise the row to report (already sent, or unknown)."""
+    def _blocked(self, row: DeliveryStatus | None, idempotent: bool) -> DeliveryStatus | None:
+        """The row to report instead of sending (already sent, or unknown); None: send."""
         if row is None or row.status == "failed" or self.force:
-            return True
+            return None
         if row.status == "intent":
             if idempotent:
-                return True
+                return None
             row = self.journal.settle(
-                self.post.digest_date, row.channel, "unknown", profile=self.post.profile,
-                target=row.target, error="the sender stopped mid-send (killed or crashed);"
-                " it may have been delivered",
-            )  # fmt: skip
-        if row.status == "unknown":
-            return True if self.retry_unknown else row
-        return row  # sent
+                self.post.digest_date,
+                row.channel,
+                "unknown",
+                profile=self.post.profile,
+                target=row.target,
+                error="the sender stopped mid-send (killed or crashed); it may have been delivered",
+            )
+        if row.status == "unknown" and self.retry_unknown:
+            return None
+        return row  # sent, or unknown
 
     def _report(self, row: DeliveryStatus) -> DeliveryResult:
         if row.status == "sent":
-            return DeliveryResult(row.channel, "already-sent", f"sent {row.sent_at}",
-                                  row.attempts, row.digest_date)  # fmt: skip
+            return DeliveryResult(
+                row.channel, "already-sent", f"sent {row.sent_at}", row.attempts, row.digest_date
+            )
         return DeliveryResult(
-            row.channel, "unknown",
+            row.channel,
+            "unknown",
             f"{row.label}: not sent again — {row.last_error or 'may have been delivered'};"
             f" `{self._hint()}` sends it again",
-            row.attempts, row.digest_date,
-        )  # fmt: skip
+            row.attempts,
+            row.digest_date,
+        )
 
     def one(self, channel: str, send: Callable[[str], str]) -> DeliveryResult:
         """A channel with one receiver (blog, feed, a webhook)."""
         post = self.post
-        rows = {row.target: row for row in self.journal.targets(
-            post.digest_date, channel, post.profile)}  # fmt: skip
-        decision = self._should_send(rows.get(""), channel in IDEMPOTENT)
-        if decision is not True:
-            assert isinstance(decision, DeliveryStatus)
-            return self._report(decision)
+        rows = {
+            row.target: row for row in self.journal.targets(post.digest_date, channel, post.profile)
+        }
+        blocked = self._blocked(rows.get(""), channel in IDEMPOTENT)
+        if blocked is not None:
+            return self._report(blocked)
         key = delivery_key(post.profile, post.digest_date, channel)
         intent = self.journal.intend(post.digest_date, channel, key=key, profile=post.profile)
         try:
             detail = send(intent.key or key)
         except DeliveryUnknown as error:
-            row = self.journal.settle(post.digest_date, channel, "unknown",
-                                      profile=post.profile, error=str(error))  # fmt: skip
+            row = self.journal.settle(
+                post.digest_date, channel, "unknown", profile=post.profile, error=str(error)
+            )
             return DeliveryResult(channel, "unknown", f"{error}", row.attempts, post.digest_date)
         # One channel's failure must never block the others, whatever it raised.
         except Exception as error:
@@ -278,30 +285,32 @@ class _Delivery:
                 if isinstance(error, DeliveryError)
                 else f"{type(error).__name__}: {error}"
             )
-            row = self.journal.settle(post.digest_date, channel, "failed",
-                                      profile=post.profile, error=message)  # fmt: skip
+            row = self.journal.settle(
+                post.digest_date, channel, "failed", profile=post.profile, error=message
+            )
             return DeliveryResult(channel, "failed", message, row.attempts, post.digest_date)
-        row = self.journal.settle(post.digest_date, channel, "sent", profile=post.profile,
-                                  detail=detail)  # fmt: skip
+        row = self.journal.settle(
+            post.digest_date, channel, "sent", profile=post.profile, detail=detail
+        )
         return DeliveryResult(channel, "sent", detail, row.attempts, post.digest_date)
 
     def email(self, profile: Profile, environ: Mapping[str, str]) -> DeliveryResult:
         """E-mail: one message (and one journal row, one Message-ID) per recipient."""
         post, mail = self.post, profile.delivery.email
-        rows = {row.target: row for row in self.journal.targets(
-            post.digest_date, "email", post.profile)}  # fmt: skip
+        rows = {
+            row.target: row for row in self.journal.targets(post.digest_date, "email", post.profile)
+        }
         legacy = rows.get("")  # a row from before recipients were journalled one by one
         if legacy is not None and legacy.sent and not self.force:
             return self._report(legacy)
         pending: list[str] = []
         reports: list[DeliveryStatus] = []
         for recipient in dict.fromkeys(mail.to):
-            decision = self._should_send(rows.get(recipient), idempotent=False)
-            if decision is True:
+            blocked = self._blocked(rows.get(recipient), idempotent=False)
+            if blocked is None:
                 pending.append(recipient)
             else:
-                assert isinstance(decision, DeliveryStatus)
-                reports.append(decision)
+                reports.append(blocked)
         outcomes: list[RecipientOutcome] = []
         if pending:
             try:
@@ -311,13 +320,22 @@ class _Delivery:
         for outcome in outcomes:
             if outcome.status == "failed":  # it failed before its DATA: count the attempt
                 key = delivery_key(post.profile, post.digest_date, "email", outcome.recipient)
-                self.journal.intend(post.digest_date, "email", key=key, profile=post.profile,
-                                    target=outcome.recipient)  # fmt: skip
+                self.journal.intend(
+                    post.digest_date,
+                    "email",
+                    key=key,
+                    profile=post.profile,
+                    target=outcome.recipient,
+                )
             self.journal.settle(
-                post.digest_date, "email", outcome.status, profile=post.profile,
-                target=outcome.recipient, detail=outcome.detail,
+                post.digest_date,
+                "email",
+                outcome.status,
+                profile=post.profile,
+                target=outcome.recipient,
+                detail=outcome.detail,
                 error=None if outcome.status == "sent" else outcome.detail,
-            )  # fmt: skip
+            )
         return self._email_result(outcomes, reports)
 
     def _send_mail(
@@ -347,8 +365,9 @@ class _Delivery:
 
         def before_data(recipient: str) -> None:
             key = delivery_key(post.profile, post.digest_date, "email", recipient)
-            self.journal.intend(post.digest_date, "email", key=key, profile=post.profile,
-                                target=recipient)  # fmt: skip
+            self.journal.intend(
+                post.digest_date, "email", key=key, profile=post.profile, target=recipient
+            )
 
         return sender.send(messages, before_data)
 

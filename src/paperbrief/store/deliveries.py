@@ -113,9 +113,18 @@ class Deliveries:
                 " status=excluded.status, last_error=excluded.last_error,"
                 " detail=excluded.detail, sent_at=COALESCE(excluded.sent_at, sent_at),"
                 " updated_at=excluded.updated_at",
-                (profile, digest_date.isoformat(), channel, target, status, error, detail,
-                 sent_at, stamp),
-            )  # fmt: skip
+                (
+                    profile,
+                    digest_date.isoformat(),
+                    channel,
+                    target,
+                    status,
+                    error,
+                    detail,
+                    sent_at,
+                    stamp,
+                ),
+            )
             return self._row(db, digest_date, channel, profile, target)
 
     def record(
@@ -130,8 +139,14 @@ class Deliveries:
     ) -> DeliveryStatus:
         """One finished attempt in a single step (intent and outcome together)."""
         self.intend(digest_date, channel, key="", profile=profile, target=target)
-        return self.settle(digest_date, channel, "sent" if ok else "failed",
-                           profile=profile, target=target, error=error)  # fmt: skip
+        return self.settle(
+            digest_date,
+            channel,
+            "sent" if ok else "failed",
+            profile=profile,
+            target=target,
+            error=error,
+        )
 
     def of(
         self, digest_date: date | None = None, profile: str | None = None

@@ -222,8 +222,9 @@ def protected_values(text: str) -> dict[str, str]:
         node: Any = data
         for part in key.split("."):
             node = node.get(part) if isinstance(node, dict) else None
-        values[key] = json.dumps(default if node is None else node, sort_keys=True,
-                                 ensure_ascii=False)  # fmt: skip
+        values[key] = json.dumps(
+            default if node is None else node, sort_keys=True, ensure_ascii=False
+        )
     return values
 
 
@@ -233,7 +234,7 @@ def changed_protected(before: str, after: str) -> list[ProfileProblem]:
     return [
         ProfileProblem(
             key, "edit it in the profile file itself; here it is read-only", line_of(key, after)
-        )  # fmt: skip
+        )
         for key in PROTECTED_KEYS
         if old[key] != new[key]
     ]
