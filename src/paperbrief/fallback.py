@@ -25,6 +25,7 @@ from paperbrief.labels import labels_for, stars_text
 from paperbrief.llm import CompletesJSON, StructuredLLM
 from paperbrief.models import Digest, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import Profile
+from paperbrief.text import shorten
 
 Part = Literal["ranking", "fulltext", "brief", "day"]
 # Errors no fallback can help with: the store or the output folder itself is broken.
@@ -54,7 +55,7 @@ def fallback_lines(fallbacks: Sequence[Fallback]) -> list[str]:
     lines = []
     for (part, reason), items in grouped.items():
         papers = ", ".join(item.paper_id for item in items if item.paper_id)
-        lines.append(f"{part} {papers}".strip() + f" ({reason}): {items[0].detail[:200]}")
+        lines.append(f"{part} {papers}".strip() + f" ({reason}): {shorten(items[0].detail, 200)}")
     return lines
 
 
@@ -92,7 +93,7 @@ def fetch_failure(document: Document) -> Fallback | None:
     """The fallback a Document records, if its full text could not be fetched."""
     if "fetch-failed" not in document.flags:
         return None
-    detail = "; ".join(document.attempts)[:300]
+    detail = shorten("; ".join(document.attempts), 300)
     return Fallback("fulltext", "fetch", detail, document.arxiv_id)
 
 

@@ -155,6 +155,7 @@ class Labels:
     def section_name(self, key: str) -> str:
         """The heading words of a verifier section key (``tldr``, ``result_notes`` …)."""
         return dict(self.section_names).get(key, key)
+
     # What fell back and why (the pipeline's fallbacks, said in the digest).
     fallback_ranking: str  # {reason}
     fallback_brief: str  # {reason}: under the pick whose deep read fell back

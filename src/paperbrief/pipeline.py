@@ -51,6 +51,7 @@ from paperbrief.records import StoredDigest
 from paperbrief.render import render_html, render_markdown
 from paperbrief.services import Services
 from paperbrief.store import Store
+from paperbrief.text import shorten
 from paperbrief.write.offline import write_brief_offline, write_day_offline
 
 T = TypeVar("T")
@@ -223,7 +224,7 @@ def rank_day(
     detail = "; ".join(str(e) for e in errors[:2]) or "; ".join(judged.errors[:2] if judged else [])
     reason = reason_of(errors[0]) if errors else "error"
     # The fallback says it once; the judge's own error list would repeat it per request.
-    fallback = Fallback("ranking", reason, detail[:300])
+    fallback = Fallback("ranking", reason, shorten(detail, 300))
     return RankedDay(rank.apply_history(final, history, profile.language), (), (fallback,))
 
 
@@ -306,7 +307,8 @@ def write_briefs(
             error = failures.get(scored.paper.id)
             if error is None:
                 continue
-            fallback = Fallback("brief", reason_of(error), str(error)[:300], scored.paper.id)
+            detail = shorten(str(error), 300)
+            fallback = Fallback("brief", reason_of(error), detail, scored.paper.id)
             fallbacks.append(fallback)
             offline = write_brief_offline(scored, document, profile)
             # Kept as an offline brief: a forced rerun asks the LLM again.
@@ -354,7 +356,7 @@ def compose_digest(
     except FATAL:
         raise
     except Exception as error:  # any reason: the offline assembly stands
-        fallback = Fallback("day", reason_of(error), str(error)[:300])
+        fallback = Fallback("day", reason_of(error), shorten(str(error), 300))
         digest = write_day_offline(briefs, profile, **offline)  # type: ignore[arg-type]
         if written.by_llm:
             digest = around_llm_briefs(digest, profile, services.llm, papers_considered)

@@ -66,7 +66,7 @@ def fulltext_status(doc: Document | None) -> FullTextStatus:
         if "unusable" in html_kinds:
             return FullTextStatus.PDF_HTML_UNUSABLE
         return FullTextStatus.PDF_NO_HTML if html_attempts else FullTextStatus.PDF
-    if "unreachable" in kinds:
+    if "fetch-failed" in doc.flags or "unreachable" in kinds:
         return FullTextStatus.ABSTRACT_FETCH_FAILED
     if doc.attempts:
         return FullTextStatus.ABSTRACT_NO_FULLTEXT
