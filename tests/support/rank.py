@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from paperbrief.rank.embed import DEFAULT_MODEL
 from paperbrief.store import Store, open_store
 from tests.support import FIXTURES
 
@@ -19,5 +20,5 @@ def seeded_store(path: Path) -> Store:
     store = open_store(path)
     data = np.load(RANK_FIXTURES / "embeddings.npz")
     vectors = dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
-    store.embeddings.put("all-MiniLM-L6-v2", vectors)
+    store.embeddings.put(DEFAULT_MODEL, vectors)
     return store

