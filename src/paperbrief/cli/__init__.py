@@ -10,6 +10,7 @@ import click
 from paperbrief import __version__
 from paperbrief.cli import (
     daily,
+    demo,
     feedback,
     judging,
     profile_cmd,
@@ -18,19 +19,36 @@ from paperbrief.cli import (
     reading,
     verifying,
 )
-from paperbrief.cli.common import CONTEXT
+from paperbrief.cli.common import CONTEXT, configure_output
 
 
 @click.group(context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version")
-def cli() -> None:
+@click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors on stderr.")
+@click.option("-v", "--verbose", count=True, help="Also log each HTTP request and debug detail.")
+def cli(quiet: bool, verbose: int) -> None:
     """paperbrief: a personalized daily deep-read digest of new arXiv papers.
 
-    Data lives in $PAPERBRIEF_HOME (default ~/.paperbrief).
+    Data lives in $PAPERBRIEF_HOME (default ~/.paperbrief). Progress and messages go to
+    stderr; when it is not a terminal (cron, systemd, a container) each line starts with
+    a timestamp and is never wrapped.
     """
+    if quiet and verbose:
+        raise click.UsageError("-q and -v exclude each other; pass one of them")
+    configure_output(quiet, verbose)
 
 
-for _module in (daily, profile_cmd, ranking, judging, feedback, reading, verifying, publishing):
+for _module in (
+    daily,
+    demo,
+    profile_cmd,
+    ranking,
+    judging,
+    feedback,
+    reading,
+    verifying,
+    publishing,
+):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sqlite3
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from functools import wraps
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -20,17 +22,83 @@ from paperbrief.files import os_error
 from paperbrief.profile import Profile, home_dir, load_profile
 from paperbrief.store import Store, open_store
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+# Help reads at 80 columns whatever the terminal's width.
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 80}
 DEFAULT_PROFILE = "profile.toml"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-console = Console(stderr=True)
 DEBUG_ENV = "PAPERBRIEF_DEBUG"  # set to 1 to see the traceback of an unexpected error
 
 # Terminal control: C0 (but tab and newline), DEL, C1, and the bidirectional overrides that
 # can make a title read backwards. Paper text is untrusted; none of it may steer a terminal.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+QUIET, NORMAL, VERBOSE = -1, 0, 1
+
+
+class LogConsole(Console):
+    """stderr, for people and for log files.
+
+    On a terminal it is rich's console (colour, wrapping, spinners). Anywhere else (cron,
+    systemd, a container's log) every line starts with a local ISO timestamp and nothing is
+    wrapped, so a log file reads one event per line. ``-q`` keeps only warnings and errors
+    (``print(..., important=True)``); ``-v`` also shows the libraries' log records (each
+    HTTP request).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(stderr=True)
+        self.verbosity = NORMAL
+
+    def configure(self, verbosity: int) -> None:
+        self.verbosity = verbosity
+        if not self.is_terminal:
+            self.soft_wrap = True
+        root = logging.getLogger()
+        for handler in [h for h in root.handlers if isinstance(h, _ConsoleHandler)]:
+            root.removeHandler(handler)
+        root.addHandler(_ConsoleHandler(self))
+        root.setLevel(logging.INFO if verbosity >= VERBOSE else logging.WARNING)
+        logging.getLogger("paperbrief").setLevel(
+            logging.DEBUG if verbosity >= VERBOSE else logging.WARNING
+        )
+
+    def print(self, *objects: Any, important: bool = False, **options: Any) -> None:  # type: ignore[override]
+        if self.verbosity <= QUIET and not important:
+            return
+        if self.is_terminal:
+            super().print(*objects, **options)
+            return
+        options.setdefault("soft_wrap", True)
+        with self.capture() as captured:
+            super().print(*objects, **options)
+        stamp = datetime.now().astimezone().isoformat(timespec="seconds")
+        lines = [line for line in captured.get().split("\n") if line.strip()]
+        self.file.write("".join(f"{stamp} {line}\n" for line in lines))
+        self.file.flush()
+
+
+class _ConsoleHandler(logging.Handler):
+    """Library log records (httpx's requests, paperbrief's debug lines) through the console."""
+
+    def __init__(self, console: LogConsole) -> None:
+        super().__init__()
+        self._console = console
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = f"{record.levelname.lower()}: {record.name}: {record.getMessage()}"
+        self._console.print(
+            say(message), important=record.levelno >= logging.WARNING, highlight=False
+        )
+
+
+console = LogConsole()
+
+
+def configure_output(quiet: bool, verbose: int) -> None:
+    """Apply -q / -v (the group's options) to the console and Python's logging."""
+    console.configure(QUIET if quiet else (VERBOSE if verbose else NORMAL))
 
 
 def terminal_text(text: object) -> str:
@@ -45,17 +113,19 @@ def say(text: object) -> str:
 
 def fail(error: PaperbriefError) -> NoReturn:
     """Print one line plus a hint and exit with the error's code."""
-    console.print(f"[bold red]error:[/] {say(error.message)}", highlight=False, soft_wrap=True)
+    message = f"[bold red]error:[/] {say(error.message)}"
+    console.print(message, highlight=False, soft_wrap=True, important=True)
     if error.hint:
-        console.print(f"[dim]hint:[/] {say(error.hint)}", highlight=False, soft_wrap=True)
+        hint = f"[dim]hint:[/] {say(error.hint)}"
+        console.print(hint, highlight=False, soft_wrap=True, important=True)
     sys.exit(error.exit_code)
 
 
 def report_empty(what: str, empty: EmptyDay) -> NoReturn:
     """A day with nothing to publish: say why (and the hint) and exit with its code."""
-    console.print(f"[yellow]{what}:[/] {say(empty.message)}", highlight=False)
+    console.print(f"[yellow]{what}:[/] {say(empty.message)}", highlight=False, important=True)
     if empty.hint:
-        console.print(f"[dim]hint:[/] {say(empty.hint)}", highlight=False)
+        console.print(f"[dim]hint:[/] {say(empty.hint)}", highlight=False, important=True)
     raise SystemExit(empty.exit_code)
 
 

@@ -28,7 +28,14 @@ from paperbrief.cli.common import (
 from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay
 from paperbrief.fallback import fallback_lines
 from paperbrief.labels import stars_text
-from paperbrief.pipeline import RunOptions, acquire_listing, rank_day, resolve_days, run_day
+from paperbrief.pipeline import (
+    RunOptions,
+    RunResult,
+    acquire_listing,
+    rank_day,
+    resolve_days,
+    run_day,
+)
 from paperbrief.profile import Profile
 from paperbrief.services import Services
 
@@ -95,6 +102,53 @@ date_option = click.option(
 )
 
 
+def report_run(result: RunResult) -> None:
+    """What a run did: notes and picks on stderr, the files written on stdout; exits 7 when a
+    delivery channel failed or is unknown, 8 when the digest was published with fallbacks."""
+    for note in result.notes:
+        console.print(f"[dim]note:[/] {say(note)}", highlight=False)
+    if not result.reused:
+        console.print(
+            f"listing {result.listing_day}: {result.papers_considered} papers considered,"
+            f" {len(result.picks)} picked, written by {say(result.writer)}",
+            highlight=False,
+        )
+        for pick in result.picks:
+            console.print(
+                f"  {stars_text(pick.stars)} {say(pick.paper.id)} {say(pick.paper.title)}"
+                f" [dim]({say(pick.line or '-')})[/]",
+                highlight=False,
+            )
+    for line in fallback_lines(result.fallbacks):
+        console.print(f"[yellow]fell back:[/] {say(line)}", highlight=False, important=True)
+    for kind, path in result.files.items():
+        click.echo(terminal_text(f"{kind}: {path}"))
+    for outcome in result.deliveries:
+        style = "green" if outcome.ok else ("yellow" if outcome.status == "unknown" else "red")
+        day = f"{outcome.digest_date} " if outcome.digest_date != result.digest_date else ""
+        console.print(
+            f"  [{style}]{say(day + outcome.channel)}[/]: {outcome.status} {say(outcome.detail)}",
+            highlight=False,
+            important=not outcome.ok,
+        )
+    if result.failed_channels:
+        console.print(
+            f"[red]delivery not done:[/] {say(', '.join(result.failed_channels))} — the digest"
+            " is written; failed channels are retried on the next run, unknown ones are not"
+            " sent again unless you run `paperbrief send --retry-unknown`",
+            highlight=False,
+            important=True,
+        )
+        raise SystemExit(EXIT_DELIVERY_FAILED)
+    if result.fallbacks:
+        console.print(
+            "[yellow]published, with fallbacks:[/] the digest says which parts and why",
+            highlight=False,
+            important=True,
+        )
+        raise SystemExit(EXIT_FALLBACKS)
+
+
 @click.command(context_settings=CONTEXT)
 @date_option
 @listing_option
@@ -144,45 +198,7 @@ def run(
                 result = run_day(store, profile, options, services, today=today, reporter=reporter)
         except EmptyDay as empty:
             report_empty("nothing published", empty)
-    for note in result.notes:
-        console.print(f"[dim]note:[/] {say(note)}", highlight=False)
-    if not result.reused:
-        console.print(
-            f"listing {result.listing_day}: {result.papers_considered} papers considered,"
-            f" {len(result.picks)} picked, written by {say(result.writer)}",
-            highlight=False,
-        )
-        for pick in result.picks:
-            console.print(
-                f"  {stars_text(pick.stars)} {say(pick.paper.id)} {say(pick.paper.title)}"
-                f" [dim]({say(pick.line or '-')})[/]",
-                highlight=False,
-            )
-    for line in fallback_lines(result.fallbacks):
-        console.print(f"[yellow]fell back:[/] {say(line)}", highlight=False)
-    for kind, path in result.files.items():
-        click.echo(terminal_text(f"{kind}: {path}"))
-    for outcome in result.deliveries:
-        style = "green" if outcome.ok else ("yellow" if outcome.status == "unknown" else "red")
-        day = f"{outcome.digest_date} " if outcome.digest_date != result.digest_date else ""
-        console.print(
-            f"  [{style}]{say(day + outcome.channel)}[/]: {outcome.status} {say(outcome.detail)}",
-            highlight=False,
-        )
-    if result.failed_channels:
-        console.print(
-            f"[red]delivery not done:[/] {say(', '.join(result.failed_channels))} — the digest"
-            " is written; failed channels are retried on the next run, unknown ones are not"
-            " sent again unless you run `paperbrief send --retry-unknown`",
-            highlight=False,
-        )
-        raise SystemExit(EXIT_DELIVERY_FAILED)
-    if result.fallbacks:
-        console.print(
-            "[yellow]published, with fallbacks:[/] the digest says which parts and why",
-            highlight=False,
-        )
-        raise SystemExit(EXIT_FALLBACKS)
+    report_run(result)
 
 
 @click.command(context_settings=CONTEXT)
