@@ -24,7 +24,7 @@ from paperbrief.fulltext import fetch as fulltext_fetch
 from paperbrief.http import PoliteClient
 from paperbrief.llm import LLMClient, llm_configured, resolve_api_key
 from paperbrief.models import OFFLINE_WRITER
-from paperbrief.profile import Profile
+from paperbrief.profile import LLMSettings, Profile
 from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, TextEncoder
 from paperbrief.store import Store
 from paperbrief.transport import Deadline
@@ -74,14 +74,16 @@ class Services:
         http: PoliteClient | None = None,
         encoder: TextEncoder | None = None,
         environ: Mapping[str, str] | None = None,
+        llm_settings: LLMSettings | None = None,
     ) -> Services:
         """The services of one run.
 
         ``day`` scopes the LLM's daily budget (default today); ``arxiv`` and ``http`` replace
         arXiv's endpoints and the polite client (tests point them at a loopback server);
         ``encoder`` is an already loaded embedding model to share (default: load on use);
-        without a profile (e.g. `paperbrief read`) there is no LLM, the default model and no
-        run deadline.
+        without a profile (e.g. `paperbrief read`) the default model, no run deadline, and an
+        LLM only when ``llm_settings`` are given (`profile init --from`, before there is a
+        profile).
         """
         env = os.environ if environ is None else environ
         model = profile.rank.embedding_model if profile is not None else DEFAULT_MODEL
@@ -91,11 +93,12 @@ class Services:
         if offline:
             return services
         services.http = http or PoliteClient(deadline=deadline)
-        if profile is not None and llm_configured(profile.llm, env):
+        settings = profile.llm if profile is not None else llm_settings
+        if settings is not None and llm_configured(settings, env):
             services.llm = LLMClient(
-                profile.llm,
+                settings,
                 store.llm,
-                api_key=resolve_api_key(profile.llm, env),
+                api_key=resolve_api_key(settings, env),
                 day=day.isoformat() if day else None,
                 deadline=deadline,
             )

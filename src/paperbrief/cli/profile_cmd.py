@@ -10,15 +10,19 @@ from rich.markup import escape
 from paperbrief.cli.common import (
     CONTEXT,
     console,
+    get_store,
     handle_errors,
     profile_option,
     resolve_profile_path,
     terminal_text,
 )
+from paperbrief.cli.library_io import load_library
 from paperbrief.environment import named_variables, warnings
-from paperbrief.errors import ProfileError
+from paperbrief.errors import PaperbriefError, ProfileError
 from paperbrief.files import write_atomic
-from paperbrief.profile import load_profile, profile_template
+from paperbrief.library import choose_categories, name_lines, profile_toml, propose_lines
+from paperbrief.profile import LLMSettings, load_profile, parse_profile, profile_template
+from paperbrief.services import Services
 
 
 @click.group(context_settings=CONTEXT)
@@ -28,18 +32,84 @@ def profile() -> None:
 
 @profile.command("init", context_settings=CONTEXT)
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.option(
+    "--from",
+    "library_path",
+    type=click.Path(path_type=Path, exists=True),
+    help="Propose research lines from your papers: a BibTeX, CSL JSON or RIS export"
+    " (Zotero), a list of arXiv ids, or a folder of PDFs.",
+)
+@click.option("--name", default="Your Name", show_default=True, help="Who it is for.")
+@click.option("--lines", type=click.IntRange(1, 12), help="How many lines (default: chosen).")
+@click.option("--category", "categories", multiple=True, help="arXiv category to read; repeatable.")
+@click.option("--language", type=click.Choice(["zh", "en"]), default="zh", show_default=True)
+@click.option("--offline", is_flag=True, help="Ask neither arXiv nor an LLM.")
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 @handle_errors
-def init(path: Path | None, force: bool) -> None:
-    """Write a commented profile template to PATH (or print it when PATH is omitted)."""
-    text = profile_template()
+def init(
+    path: Path | None,
+    library_path: Path | None,
+    name: str,
+    lines: int | None,
+    categories: tuple[str, ...],
+    language: str,
+    offline: bool,
+    force: bool,
+) -> None:
+    """Write a profile to PATH (or print it): a commented template, or with --from FILE
+    research lines proposed from your own papers, for you to edit.
+
+    With --from the papers are grouped by topic; each group becomes a line with its key
+    phrases. Bare arXiv ids get their titles from arXiv (unless --offline). When an LLM
+    endpoint is configured (PAPERBRIEF_LLM_BASE_URL / _API_KEY) it names and describes
+    each line and adds Chinese key phrases.
+    """
+    if path is not None and path.exists() and not force:
+        raise ProfileError(f"{path} already exists", "pass --force to overwrite it")
+    if library_path is None:
+        text = profile_template()
+    else:
+        text = _proposed_profile(library_path, name, lines, categories, language, offline)
     if path is None:
         click.echo(text, nl=False)
         return
-    if path.exists() and not force:
-        raise ProfileError(f"{path} already exists", "pass --force to overwrite it")
     write_atomic(path, text)
     console.print(f"wrote {path}; edit it, then run `paperbrief profile check --profile {path}`")
+
+
+def _proposed_profile(
+    library_path: Path,
+    name: str,
+    lines: int | None,
+    categories: tuple[str, ...],
+    language: str,
+    offline: bool,
+) -> str:
+    with (
+        get_store() as store,
+        Services.build(None, store, offline=offline, llm_settings=LLMSettings()) as services,
+    ):
+        papers = load_library(library_path, store, services)
+        with console.status(f"grouping {len(papers)} papers …"):
+            vectors = services.embedder.embed([paper.text for paper in papers])
+            proposed = propose_lines(papers, vectors, lines)
+        if services.llm is not None:
+            try:
+                with console.status("naming the lines …"):
+                    proposed = name_lines(services.llm, proposed, language)
+            except PaperbriefError as error:
+                console.print(f"[dim]note:[/] the LLM could not name the lines: {error.message}")
+    chosen = choose_categories(papers, categories)
+    found = bool(categories) or any(p.categories for p in papers)
+    text = profile_toml(name, language, chosen, proposed, library_path.name, found)
+    parse_profile(text, "the proposed profile")  # a proposal must load as it stands
+    for line in proposed:
+        console.print(
+            f"  {escape(line.name)} [dim]({len(line.papers)} papers:"
+            f" {escape(', '.join(line.keywords[:4]))})[/]",
+            highlight=False,
+        )
+    return text
 
 
 @profile.command("check", context_settings=CONTEXT)
