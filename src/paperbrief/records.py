@@ -130,6 +130,7 @@ class FeedbackEvent:
     note: str | None
     source: str  # cli | web | import:<file> | eval-replay
     created_at: str  # ISO timestamp
+    id: int = 0  # the store's row id (what `feedback undo ID` names)
 
 
 @dataclass

@@ -11,7 +11,12 @@ from paperbrief.store.database import Database, now
 
 def _event(row: sqlite3.Row) -> FeedbackEvent:
     return FeedbackEvent(
-        row["paper_id"], Signal(row["signal"]), row["note"], row["source"], row["created_at"]
+        row["paper_id"],
+        Signal(row["signal"]),
+        row["note"],
+        row["source"],
+        row["created_at"],
+        row["id"],
     )
 
 
@@ -47,6 +52,23 @@ class Feedback:
                     (before,),
                 ).fetchall()
         return [_event(row) for row in rows]
+
+    def recent(self, limit: int = 50, sources: tuple[str, ...] = ()) -> list[FeedbackEvent]:
+        """The newest events first (only those from ``sources`` when given)."""
+        query = "SELECT * FROM feedback"
+        if sources:
+            query += f" WHERE source IN ({','.join('?' * len(sources))})"
+        with self._db.read() as db:
+            rows = db.execute(query + " ORDER BY id DESC LIMIT ?", (*sources, limit)).fetchall()
+        return [_event(row) for row in rows]
+
+    def remove(self, event_id: int) -> FeedbackEvent | None:
+        """Delete one event (``feedback undo``); the removed event, or None if there was none."""
+        with self._db.write() as db:
+            row = db.execute("SELECT * FROM feedback WHERE id=?", (event_id,)).fetchone()
+            if row is not None:
+                db.execute("DELETE FROM feedback WHERE id=?", (event_id,))
+        return _event(row) if row is not None else None
 
     def for_paper(self, paper_id: str) -> list[FeedbackEvent]:
         with self._db.read() as db:
