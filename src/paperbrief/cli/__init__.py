@@ -17,6 +17,7 @@ from paperbrief.cli import (
     publishing,
     ranking,
     reading,
+    search,
     verifying,
 )
 from paperbrief.cli.common import CONTEXT, configure_output
@@ -46,6 +47,7 @@ for _module in (
     judging,
     feedback,
     reading,
+    search,
     verifying,
     publishing,
 ):

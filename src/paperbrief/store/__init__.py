@@ -43,6 +43,7 @@ from paperbrief.store.judging import Verdicts
 from paperbrief.store.listings import Listings
 from paperbrief.store.lock import run_lock
 from paperbrief.store.schema import migrate
+from paperbrief.store.search import adopt_unnamed_digests
 
 
 class Store:
@@ -92,6 +93,7 @@ class Store:
         so an already published day is not published again under the new key.
         """
         with self._db.write() as db:
+            adopt_unnamed_digests(db, profile)
             for table in ("digests", "picks", "briefs", "outputs", "deliveries"):
                 db.execute(f"UPDATE OR IGNORE {table} SET profile=? WHERE profile=''", (profile,))
 

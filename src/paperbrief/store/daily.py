@@ -12,6 +12,7 @@ from paperbrief.records import DigestEntry, DigestHit, PickedPaper, Run, StoredD
 from paperbrief.store import codec
 from paperbrief.store.database import Database, now
 from paperbrief.store.listings import Listings
+from paperbrief.store.search import index_digest, match_query, query_terms
 
 SNIPPET_CONTEXT = 60  # characters shown each side of a search hit
 
@@ -232,6 +233,14 @@ class Digests:
                     stamp,
                 ),
             )
+            index_digest(
+                db,
+                profile,
+                digest.digest_date.isoformat(),
+                digest.language,
+                digest.title,
+                markdown,
+            )
         return StoredDigest(digest, markdown, html, writer, stamp, profile)
 
     def load(
@@ -332,30 +341,45 @@ class Digests:
                 found.extend((digest_date, b) for b in digest.briefs if b.paper.id == paper_id)
         return found
 
-    def search(self, query: str, limit: int = 30) -> list[DigestHit]:
-        """Digests whose Markdown mentions ``query``, newest first, with a snippet."""
-        needle = query.casefold()
+    def search(self, query: str, limit: int = 30, profile: str | None = None) -> list[DigestHit]:
+        """Digests whose title or Markdown match ``query`` (FTS5, Chinese too; the grammar
+        of ``store.search.match_query``), best match first, each with a passage; only
+        ``profile``'s digests when given."""
+        expression = match_query(query)
+        if expression is None:
+            return []
+        where, args = _of_profile(profile)
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT digest_date, language, title, markdown FROM digests"
-                " WHERE instr(lower(markdown), lower(?)) > 0 ORDER BY digest_date DESC",
-                (query,),
+                "SELECT d.digest_date, d.language, d.title, d.markdown FROM digests_fts f"
+                " JOIN digests d ON d.profile = f.profile AND d.digest_date = f.digest_date"
+                " AND d.language = f.language"
+                " WHERE digests_fts MATCH ?"
+                + where.replace("profile", "d.profile")
+                + " ORDER BY bm25(digests_fts), d.digest_date DESC LIMIT ?",
+                (expression, *args, limit),
             ).fetchall()
-        hits: list[DigestHit] = []
-        for row in rows:
-            text = row["markdown"]
-            position = text.casefold().find(needle)
-            if position < 0:
-                continue  # SQLite's lower() and casefold() disagree on this text
-            start = max(position - SNIPPET_CONTEXT, 0)
-            snippet = text[start : position + len(query) + SNIPPET_CONTEXT].replace("\n", " ")
-            hits.append(
-                DigestHit(date.fromisoformat(row["digest_date"]), row["language"], row["title"],
-                          snippet)
-            )  # fmt: skip
-            if len(hits) >= limit:
-                break
-        return hits
+        terms = query_terms(query)
+        return [
+            DigestHit(
+                date.fromisoformat(row["digest_date"]),
+                row["language"],
+                row["title"],
+                _snippet(row["markdown"], terms),
+            )
+            for row in rows
+        ]
+
+
+def _snippet(text: str, terms: list[str]) -> str:
+    """The passage around the first query term found (case-insensitive; stems may not be
+    found literally, then the text's start)."""
+    folded = text.casefold()
+    found = [(folded.find(t.casefold()), t) for t in terms]
+    hits = [(position, term) for position, term in found if position >= 0]
+    position, term = min(hits) if hits else (0, "")
+    start = max(position - SNIPPET_CONTEXT, 0)
+    return text[start : position + len(term) + SNIPPET_CONTEXT].replace("\n", " ")
 
 
 def _stored(row: sqlite3.Row) -> StoredDigest:

@@ -9,6 +9,7 @@ from datetime import date
 
 from paperbrief.models import Listing, ListingKind, Paper
 from paperbrief.store.database import Database, now
+from paperbrief.store.search import index_paper, match_query
 
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 
@@ -64,6 +65,7 @@ class Listings:
                         stamp,
                     ),
                 )
+                index_paper(db, paper.id, paper.title, paper.abstract)
                 db.executemany(
                     "INSERT OR REPLACE INTO listings (day, category, paper_id, kind)"
                     " VALUES (?,?,?,?)",
@@ -131,13 +133,18 @@ class Listings:
         return found
 
     def search(self, query: str, limit: int = 50) -> list[Paper]:
-        """Case-insensitive substring search over title and abstract (or an exact id),
-        newest first."""
-        pattern = f"%{query}%"
+        """Papers matching ``query`` in title or abstract (FTS5, Chinese too; the grammar of
+        ``store.search.match_query``), best match first; an exact arXiv id finds its paper."""
+        expression = match_query(query)
         with self._db.read() as db:
-            rows = db.execute(
-                "SELECT * FROM papers WHERE title LIKE ? OR abstract LIKE ? OR id = ?"
-                " ORDER BY announced DESC, id DESC LIMIT ?",
-                (pattern, pattern, query, limit),
-            ).fetchall()
-        return [paper_from_row(row) for row in rows]
+            exact = db.execute("SELECT * FROM papers WHERE id = ?", (query.strip(),)).fetchall()
+            rows = []
+            if expression is not None:
+                rows = db.execute(
+                    "SELECT p.* FROM papers_fts f JOIN papers p ON p.id = f.paper_id"
+                    " WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts, 0, 3.0, 1.0),"
+                    " p.announced DESC LIMIT ?",
+                    (expression, limit),
+                ).fetchall()
+        seen = {row["id"] for row in exact}
+        return [paper_from_row(r) for r in [*exact, *(r for r in rows if r["id"] not in seen)]]

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from paperbrief.errors import StoreError
+from paperbrief.store.search import create_indexes
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -314,12 +315,19 @@ def m005_delivery_journal(db: sqlite3.Connection) -> None:
     )
 
 
+def m006_full_text_search(db: sqlite3.Connection) -> None:
+    """FTS5 indexes over papers (title, abstract) and digests (title, Markdown, per
+    profile), Chinese too; filled from the rows already stored (see ``store/search.py``)."""
+    create_indexes(db)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial_schema,
     m002_picks_by_paper,
     m003_judge_verdicts,
     m004_records_keyed_by_profile,
     m005_delivery_journal,
+    m006_full_text_search,
 )
 
 

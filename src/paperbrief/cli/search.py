@@ -1,0 +1,91 @@
+"""`paperbrief search`: full-text search over stored papers and digests (Chinese too)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
+
+
+@click.command("search", context_settings=CONTEXT)
+@click.argument("words", nargs=-1, required=True)
+@click.option("--limit", default=20, show_default=True, help="Most hits of each kind.")
+@click.option(
+    "--only",
+    type=click.Choice(["papers", "digests"]),
+    default=None,
+    help="Search only papers or only digests.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (stable keys).")
+@handle_errors
+def search(words: tuple[str, ...], limit: int, only: str | None, as_json: bool) -> None:
+    """Search the stored papers (title, abstract) and digests, best match first.
+
+    \b
+      paperbrief search program repair      both words, any form ("repairs")
+      paperbrief search '"program repair"'  the phrase
+      paperbrief search 修复                 Chinese: the characters in a row
+      paperbrief search agent*              a prefix
+      paperbrief search 2605.21930          an arXiv id
+
+    --json prints {"query", "papers": [{"id", "title", "announced", "primary_category",
+    "url"}], "digests": [{"digest_date", "language", "title", "snippet"}]}.
+    """
+    query = " ".join(words)
+    with get_store() as store:
+        papers = store.listings.search(query, limit) if only != "digests" else []
+        digests = store.digests.search(query, limit) if only != "papers" else []
+    if as_json:
+        result = {
+            "query": query,
+            "papers": [
+                {
+                    "id": p.id,
+                    "title": p.title,
+                    "announced": p.announced,
+                    "primary_category": p.primary_category,
+                    "url": f"https://arxiv.org/abs/{p.id}",
+                }
+                for p in papers
+            ],
+            "digests": [
+                {
+                    "digest_date": hit.digest_date.isoformat(),
+                    "language": hit.language,
+                    "title": hit.title,
+                    "snippet": hit.snippet,
+                }
+                for hit in digests
+            ],
+        }
+        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        return
+    if not papers and not digests:
+        console.print(f"nothing found for {escape(query)!r}", highlight=False)
+        return
+    output = Console()
+    for hit in digests:
+        output.print(
+            f"[bold]{hit.digest_date}[/] {escape(hit.title)}\n  [dim]…{escape(hit.snippet)}…[/]",
+            highlight=False,
+        )
+    if papers:
+        table = Table(title=f"{len(papers)} papers")
+        for column in ("id", "announced", "category", "title"):
+            table.add_column(column, overflow="fold")
+        for paper in papers:
+            table.add_row(
+                escape(paper.id),
+                escape(paper.announced or ""),
+                escape(paper.primary_category),
+                escape(paper.title),
+            )
+        output.print(table)
+
+
+COMMANDS: list[click.Command] = [search]
