@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -97,6 +98,7 @@ listing_option = click.option(
     type=click.Path(path_type=Path, exists=True, dir_okay=False),
     help="A local listing snapshot (JSONL or JSONL.gz) instead of live arXiv.",
 )
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (stable keys).")
 date_option = click.option(
     "--date", "date_text", metavar="YYYY-MM-DD", help="Digest date (default: today)."
 )
@@ -149,7 +151,9 @@ def report_run(result: RunResult) -> None:
         raise SystemExit(EXIT_FALLBACKS)
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(
+    context_settings=CONTEXT, short_help="Run the day: fetch, rank, read, write, publish."
+)
 @date_option
 @listing_option
 @profile_option
@@ -201,13 +205,20 @@ def run(
     report_run(result)
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(context_settings=CONTEXT, short_help="Fetch the day's listing and print its counts.")
 @date_option
 @listing_option
 @profile_option
+@json_option
 @handle_errors
-def fetch(date_text: str | None, listing_file: Path | None, profile_path: Path | None) -> None:
-    """Fetch (or import) the day's listing into the store and print its counts."""
+def fetch(
+    date_text: str | None, listing_file: Path | None, profile_path: Path | None, as_json: bool
+) -> None:
+    """Fetch (or import) the day's listing into the store and print its counts.
+
+    --json prints {"listing_day", "source", "papers", "in_categories", "kinds": {kind: n},
+    "notes"}.
+    """
     profile = get_profile(profile_path)
     options = RunOptions(digest_date=_date(date_text), listing_file=listing_file, force=True)
     listing_day, _ = resolve_days(options, _today(profile))
@@ -221,6 +232,17 @@ def fetch(date_text: str | None, listing_file: Path | None, profile_path: Path |
     for paper in kept:
         for kind in set(paper.listings.values()) or {"new"}:
             kinds[kind] = kinds.get(kind, 0) + 1
+    if as_json:
+        summary = {
+            "listing_day": listing.day.isoformat(),
+            "source": listing.source,
+            "papers": len(listing.papers),
+            "in_categories": len(kept),
+            "kinds": dict(sorted(kinds.items())),
+            "notes": list(listing.notes),
+        }
+        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+        return
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     click.echo(
         terminal_text(
@@ -232,16 +254,27 @@ def fetch(date_text: str | None, listing_file: Path | None, profile_path: Path |
         click.echo(terminal_text(f"note: {note}"))
 
 
-@click.command("rank", context_settings=CONTEXT)
+@click.command(
+    "rank", context_settings=CONTEXT, short_help="The day's ranking with scores and reasons."
+)
 @date_option
 @listing_option
 @profile_option
 @click.option("--top", default=20, show_default=True, help="How many rows to show.")
+@json_option
 @handle_errors
 def rank_command(
-    date_text: str | None, listing_file: Path | None, profile_path: Path | None, top: int
+    date_text: str | None,
+    listing_file: Path | None,
+    profile_path: Path | None,
+    top: int,
+    as_json: bool,
 ) -> None:
-    """Rank the day's papers against the profile and print the top ones with reasons."""
+    """Rank the day's papers against the profile and print the top ones with reasons.
+
+    --json prints {"listing_day", "papers", "ranking": [{"rank", "id", "title", "score",
+    "stars", "line", "reason", "matched_terms", "pick"}]} for the top rows.
+    """
     profile = get_profile(profile_path)
     options = RunOptions(digest_date=_date(date_text), listing_file=listing_file)
     listing_day, _ = resolve_days(options, _today(profile))
@@ -252,6 +285,24 @@ def rank_command(
             reporter.stage(f"ranking {len(papers)} papers of {listing.day}")
             ranking = rank_day(store, profile, papers, listing.day, services, force=False).ranking
         picks = {p.paper.id for p in rank.select_picks(ranking, profile)}
+    if as_json:
+        rows = [
+            {
+                "rank": item.rank,
+                "id": item.paper.id,
+                "title": item.paper.title,
+                "score": round(item.score, 6),
+                "stars": item.stars,
+                "line": item.line,
+                "reason": item.reason,
+                "matched_terms": list(item.matched_terms),
+                "pick": item.paper.id in picks,
+            }
+            for item in ranking[:top]
+        ]
+        result = {"listing_day": listing.day.isoformat(), "papers": len(ranking), "ranking": rows}
+        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        return
     table = Table(title=f"{listing.day}: top {top} of {len(ranking)}", show_lines=False)
     for column in ("#", "pick", "stars", "score", "id", "title", "line / reason"):
         table.add_column(column, overflow="fold")

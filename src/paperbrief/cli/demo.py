@@ -26,7 +26,9 @@ def sample_file(name: str) -> resources.abc.Traversable:
     return resources.files("paperbrief") / "data" / "sample" / name
 
 
-@click.command("demo", context_settings=CONTEXT)
+@click.command(
+    "demo", context_settings=CONTEXT, short_help="A digest from the bundled sample day, offline."
+)
 @click.option(
     "--out",
     "out_dir",

@@ -45,7 +45,12 @@ class FeedbackGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
-@click.group("feedback", cls=FeedbackGroup, context_settings=CONTEXT)
+@click.group(
+    "feedback",
+    cls=FeedbackGroup,
+    context_settings=CONTEXT,
+    short_help="Signals on papers: record, list, undo, import.",
+)
 def feedback() -> None:
     """Tell paperbrief what you think of papers; list, undo or import signals.
 
@@ -166,7 +171,9 @@ def import_format(path: Path) -> str:
     return "library"
 
 
-@feedback.command("import", context_settings=CONTEXT)
+@feedback.command(
+    "import", context_settings=CONTEXT, short_help="Import picks or liked papers (Zotero export)."
+)
 @click.argument("path", type=click.Path(path_type=Path, exists=True))
 @handle_errors
 def feedback_import(path: Path) -> None:
@@ -193,7 +200,9 @@ def _event_json(event: FeedbackEvent, title: str) -> dict[str, object]:
     }
 
 
-@feedback.command("list", context_settings=CONTEXT)
+@feedback.command(
+    "list", context_settings=CONTEXT, short_help="The signals you gave, newest first."
+)
 @click.option("--limit", default=30, show_default=True, help="How many, newest first.")
 @click.option("--all", "everything", is_flag=True, help="Also imported and pipeline signals.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (stable keys).")
@@ -232,7 +241,9 @@ def feedback_list(limit: int, everything: bool, as_json: bool) -> None:
 READER_SOURCES = ("cli", "web")
 
 
-@feedback.command("undo", context_settings=CONTEXT)
+@feedback.command(
+    "undo", context_settings=CONTEXT, short_help="Remove your last signal (or one by id)."
+)
 @click.argument("event_id", type=int, required=False)
 @handle_errors
 def feedback_undo(event_id: int | None) -> None:

@@ -18,12 +18,14 @@ class NoVerdicts(PaperbriefError):
     """Nothing to export: no judge verdict is recorded in the asked range."""
 
 
-@click.group("judge", context_settings=CONTEXT)
+@click.group("judge", context_settings=CONTEXT, short_help="The LLM judge's recorded verdicts.")
 def judge_group() -> None:
     """The LLM judge's verdicts: every `paperbrief run` with an LLM records them."""
 
 
-@judge_group.command("export", context_settings=CONTEXT)
+@judge_group.command(
+    "export", context_settings=CONTEXT, short_help="Write the recorded verdicts as JSON."
+)
 @click.option(
     "--out",
     "out_path",

@@ -25,12 +25,14 @@ from paperbrief.profile import LLMSettings, load_profile, parse_profile, profile
 from paperbrief.services import Services
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(context_settings=CONTEXT, short_help="Create and validate the profile.")
 def profile() -> None:
     """Create and validate the profile (research lines, categories, output settings)."""
 
 
-@profile.command("init", context_settings=CONTEXT)
+@profile.command(
+    "init", context_settings=CONTEXT, short_help="Write a profile: a template, or from your papers."
+)
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False), required=False)
 @click.option(
     "--from",

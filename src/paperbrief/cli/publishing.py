@@ -28,7 +28,9 @@ MARKS = {
 }
 
 
-@click.command("send", context_settings=CONTEXT)
+@click.command(
+    "send", context_settings=CONTEXT, short_help="Send a stored digest again, on purpose."
+)
 @click.option(
     "--date",
     "digest_date",
@@ -111,7 +113,9 @@ def send(
         )
 
 
-@click.command("serve", context_settings=CONTEXT)
+@click.command(
+    "serve", context_settings=CONTEXT, short_help="Run the web UI (archive, ranking, feedback)."
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option(

@@ -74,7 +74,9 @@ def print_report(report: EvaluationReport, learn: bool) -> None:
     )
 
 
-@eval_group.command("ranking", context_settings=CONTEXT)
+@eval_group.command(
+    "ranking", context_settings=CONTEXT, short_help="Ranking quality against the reader's picks."
+)
 @click.option(
     "--listings",
     "listings_dir",

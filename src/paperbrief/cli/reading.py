@@ -21,7 +21,9 @@ from paperbrief.services import ArxivEndpoints, Services
 from paperbrief.write.llm_writer import paper_prompt
 
 
-@click.command("read", context_settings=CONTEXT)
+@click.command(
+    "read", context_settings=CONTEXT, short_help="A paper's structured full text (id or file)."
+)
 @click.argument("target")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print the whole text as Markdown.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary (stable keys).")

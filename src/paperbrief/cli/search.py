@@ -12,7 +12,9 @@ from rich.table import Table
 from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
 
 
-@click.command("search", context_settings=CONTEXT)
+@click.command(
+    "search", context_settings=CONTEXT, short_help="Search stored papers and digests (FTS5)."
+)
 @click.argument("words", nargs=-1, required=True)
 @click.option("--limit", default=20, show_default=True, help="Most hits of each kind.")
 @click.option(

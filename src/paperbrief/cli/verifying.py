@@ -81,7 +81,11 @@ def _print_report(report: VerifyReport) -> None:
         )
 
 
-@click.command("verify", context_settings=CONTEXT)
+@click.command(
+    "verify",
+    context_settings=CONTEXT,
+    short_help="Check every number of a digest against its papers.",
+)
 @click.argument("digest", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
 @click.option(
