@@ -56,4 +56,7 @@ for _module in (
 
 
 def main() -> None:
-    cli(prog_name="paperbrief")
+    """The `paperbrief` command. Every option can also come from the environment as
+    PAPERBRIEF_<COMMAND>_<PARAMETER> (e.g. PAPERBRIEF_RUN_NO_DELIVER=1), so an env file
+    read by cron or systemd can set them."""
+    cli(prog_name="paperbrief", auto_envvar_prefix="PAPERBRIEF")

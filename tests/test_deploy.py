@@ -1,0 +1,157 @@
+"""The deployment recipes in deploy/: linted by the real linters (a planted mistake must
+fail them), and the cron line run as cron would, in an empty HOME."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import PIPELINE_LISTING
+from tests.support import EXAMPLE_PROFILE, ROOT
+
+DEPLOY = ROOT / "deploy"
+WORKFLOW = DEPLOY / "github" / "paperbrief.yml"
+DOCKERFILE = DEPLOY / "docker" / "Dockerfile"
+COMPOSE = DEPLOY / "docker" / "compose.yaml"
+STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d ")
+
+
+def tool(name: str) -> str:
+    """A linter installed with the dev extras, beside this Python (they are required)."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is missing: install the dev extras (`make` does)")
+    return found
+
+
+def lint(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+def test_the_workflow_passes_actionlint_and_a_planted_error_fails(tmp_path):
+    done = lint(tool("actionlint"), "-no-color", str(WORKFLOW))
+    assert done.returncode == 0, done.stdout + done.stderr
+    broken = tmp_path / "broken.yml"
+    text = WORKFLOW.read_text(encoding="utf-8")
+    broken.write_text(text.replace("secrets.PAPERBRIEF_LLM_API_KEY", "secret.LLM_KEY"), "utf-8")
+    assert lint(tool("actionlint"), "-no-color", str(broken)).returncode == 1
+
+
+def test_the_workflow_runs_on_weekdays_with_the_home_cached_and_secrets_from_the_store():
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as a boolean
+    assert triggers["schedule"] == [{"cron": "30 23 * * 0-4"}]  # 07:30 Beijing, Mon–Fri
+    job = workflow["jobs"]["digest"]
+    steps = {step.get("name", step.get("uses")): step for step in job["steps"]}
+    cache = steps["Restore the data home"]
+    assert cache["with"]["path"] == ".paperbrief"
+    assert job["env"]["PAPERBRIEF_HOME"].endswith("/.paperbrief")
+    assert "secrets.PAPERBRIEF_LLM_API_KEY" in job["env"]["PAPERBRIEF_LLM_API_KEY"]
+    assert "secrets.PAPERBRIEF_SMTP_PASSWORD" in job["env"]["PAPERBRIEF_SMTP_PASSWORD"]
+    assert "git push" in steps["Commit the post to the blog"]["run"]
+
+
+def test_the_dockerfile_passes_hadolint_and_a_planted_error_fails(tmp_path):
+    done = lint(tool("hadolint"), "--no-color", str(DOCKERFILE))
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = DOCKERFILE.read_text(encoding="utf-8")
+    assert "USER 10001" in text and 'VOLUME ["/data"]' in text
+    assert "PAPERBRIEF_HOME=/data" in text and "torch" not in text.replace("no torch", "")
+    broken = tmp_path / "Dockerfile"
+    broken.write_text(text.replace("FROM python:3.11-slim\n", "FROM python\n"), "utf-8")
+    assert lint(tool("hadolint"), "--no-color", str(broken)).returncode == 1
+
+
+def test_compose_passes_compose_lint_and_mounts_the_dockerfiles_home(tmp_path):
+    done = lint(tool("compose-lint"), "check", "--fail-on", "low", str(COMPOSE))
+    assert done.returncode == 0, done.stdout + done.stderr
+    service = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]["paperbrief"]
+    assert service["volumes"] == ["./data:/data"] and service["user"].startswith("10001")
+    assert (COMPOSE.parent / service["build"]["context"] / service["build"]["dockerfile"]).is_file()
+    broken = tmp_path / "compose.yaml"
+    broken.write_text(
+        COMPOSE.read_text(encoding="utf-8").replace("read_only: true", "privileged: true"),
+        encoding="utf-8",
+    )
+    assert lint(tool("compose-lint"), "check", "--fail-on", "low", str(broken)).returncode == 1
+
+
+def _installed_like_pipx(home: Path) -> None:
+    """~/.local/bin/paperbrief, where `pipx install` / `uv tool install` put it."""
+    (home / ".local" / "bin").mkdir(parents=True)
+    (home / ".local" / "bin" / "paperbrief").symlink_to(Path(sys.executable).parent / "paperbrief")
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze")
+def test_the_systemd_units_verify(tmp_path):
+    home = tmp_path / "home"
+    _installed_like_pipx(home)
+    for name in ("paperbrief.service", "paperbrief.timer"):
+        text = (DEPLOY / "systemd" / name).read_text(encoding="utf-8")
+        (tmp_path / name).write_text(text.replace("%h", str(home)), encoding="utf-8")
+    done = lint(
+        "systemd-analyze", "verify", str(tmp_path / "paperbrief.service"),
+        str(tmp_path / "paperbrief.timer"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def cron_command() -> str:
+    """The command of the crontab line (after its five time fields)."""
+    (line,) = [
+        line
+        for line in (DEPLOY / "cron" / "paperbrief.cron").read_text(encoding="utf-8").splitlines()
+        if re.match(r"^\d", line)
+    ]
+    assert line.split()[:5] == ["30", "7", "*", "*", "1-5"]
+    return line.split(None, 5)[5]
+
+
+def test_the_cron_line_works_in_an_empty_home(tmp_path, embedded_home):
+    home = tmp_path / "fresh"
+    _installed_like_pipx(home)
+    # The data home is the one cron uses; its vector cache is seeded so no model loads.
+    (home / ".paperbrief").mkdir()
+    shutil.copy(embedded_home / "paperbrief.db", home / ".paperbrief" / "paperbrief.db")
+    (home / ".paperbrief" / "env").write_text(
+        f"PAPERBRIEF_PROFILE={EXAMPLE_PROFILE}\n"
+        f"PAPERBRIEF_RUN_LISTING_FILE={PIPELINE_LISTING}\n"
+        "PAPERBRIEF_RUN_OFFLINE=1\n",
+        encoding="utf-8",
+    )
+    cron_environment = {"HOME": str(home), "PATH": "/usr/bin:/bin", "SHELL": "/bin/sh"}
+    command = ["env", "-i", *(f"{k}={v}" for k, v in cron_environment.items())]
+    done = subprocess.run([*command, "/bin/sh", "-c", cron_command()], check=False, cwd="/")
+    assert done.returncode == 0
+    log = (home / ".paperbrief" / "logs" / "run.log").read_text(encoding="utf-8")
+    stderr_lines = [
+        line for line in log.splitlines() if not line.startswith(("markdown:", "html:"))
+    ]
+    assert stderr_lines and all(STAMP.match(line) for line in stderr_lines), log
+    assert "4 picked" in log
+    digest = home / ".paperbrief" / "out" / "2026-05-23.md"
+    assert digest.is_file() and "arxiv.org/abs/" in digest.read_text(encoding="utf-8")
+    # A second morning appends to the same log and publishes nothing twice.
+    again = subprocess.run([*command, "/bin/sh", "-c", cron_command()], check=False, cwd="/")
+    assert again.returncode == 0
+    assert len((home / ".paperbrief" / "logs" / "run.log").read_text().splitlines()) > len(
+        log.splitlines()
+    )
+
+
+def test_the_cron_line_without_an_env_file_fails_with_a_logged_hint(tmp_path):
+    home = tmp_path / "bare"
+    _installed_like_pipx(home)
+    env = ["env", "-i", f"HOME={home}", "PATH=/usr/bin:/bin"]
+    done = subprocess.run([*env, "/bin/sh", "-c", cron_command()], check=False, cwd="/")
+    assert done.returncode == 2  # no profile yet: bad usage, said in the log
+    log = (home / ".paperbrief" / "logs" / "run.log").read_text(encoding="utf-8")
+    assert "does not exist" in log and "hint:" in log and STAMP.match(log)
+    assert os.listdir(home / ".paperbrief") == ["logs"]
