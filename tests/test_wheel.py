@@ -1,0 +1,110 @@
+"""The package as a user installs it: `python -m build` makes a wheel with every data file;
+installed into a fresh virtualenv, `paperbrief demo` and `paperbrief profile init` work
+outside the checkout, and the install holds no torch and no CUDA package."""
+
+from __future__ import annotations
+
+import email
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from paperbrief import __version__
+from tests.support import FIXTURES, ROOT
+
+GPU_PREFIXES = ("torch", "nvidia", "cuda", "triton")
+DATA_FILES = {
+    "paperbrief/data/minilm-tokenizer.json",
+    "paperbrief/data/profile-template.toml",
+    "paperbrief/data/sample/2026-05-22.jsonl.gz",
+    "paperbrief/data/sample/profile.toml",
+    "paperbrief/prompts/profile_lines.md",
+    "paperbrief/prompts/judge.md",
+    "paperbrief/render/templates/digest.html.j2",
+    "paperbrief/web/templates/search.html",
+    "paperbrief/web/static/style.css",
+}
+
+
+def run(
+    command: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd, env=env)
+    assert done.returncode == 0, f"{command}: {done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    source = tmp_path_factory.mktemp("src") / "paperbrief"
+    # Build from a copy: a build must not depend on (or write into) the working tree.
+    shutil.copytree(
+        ROOT,
+        source,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(".venv", ".git", "out", "*.egg-info", "__pycache__", "build"),
+    )
+    run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(source)])
+    (built,) = out.glob("paperbrief-*.whl")
+    return built
+
+
+def test_the_wheel_has_every_data_file_and_no_gpu_dependency(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        metadata = email.message_from_string(archive.read(metadata_name).decode())
+    assert names >= DATA_FILES, DATA_FILES - names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    requires = [r for r in metadata.get_all("Requires-Dist") or [] if "extra ==" not in r]
+    assert requires and not any(r.lower().startswith(GPU_PREFIXES) for r in requires)
+    pins = [r for r in metadata.get_all("Requires-Dist") or [] if "==" in r.split(";")[0]]
+    assert not pins  # an exact pin would forbid any other version in a user's environment
+    assert metadata["Version"] == __version__
+    assert any(r.startswith("onnxruntime") for r in requires)
+
+
+def test_installed_in_a_fresh_venv_it_runs_outside_the_checkout(wheel, tmp_path):
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", str(venv)])
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    run([*pip, str(wheel)])
+    installed = run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"])
+    names = [line.split("==")[0].lower() for line in installed.stdout.splitlines()]
+    assert "paperbrief" in names and "onnxruntime" in names
+    assert not [n for n in names if n.startswith(GPU_PREFIXES)], names
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {
+        "PATH": f"{venv / 'bin'}:/usr/bin:/bin",
+        "HOME": str(tmp_path / "user"),
+        "PAPERBRIEF_HOME": str(tmp_path / "user" / ".paperbrief"),
+    }
+    paperbrief = str(venv / "bin" / "paperbrief")
+    demo = run([paperbrief, "demo", "--out", "digest"], cwd=elsewhere, env=env)
+    assert "markdown:" in demo.stdout
+    markdown = (elsewhere / "digest" / "2026-05-23.md").read_text(encoding="utf-8")
+    assert "arxiv.org/abs/" in markdown and (elsewhere / "digest" / "2026-05-23.html").is_file()
+
+    run([paperbrief, "profile", "init", "profile.toml"], cwd=elsewhere, env=env)
+    checked = run(
+        [paperbrief, "profile", "check", "--profile", "profile.toml"], cwd=elsewhere, env=env
+    )
+    assert "OK" in checked.stdout
+
+    shutil.copy(FIXTURES / "library" / "zotero.bib", elsewhere / "library.bib")
+    run(
+        [paperbrief, "profile", "init", "--from", "library.bib", "--offline", "mine.toml"],
+        cwd=elsewhere,
+        env=env,
+    )
+    mine = run([paperbrief, "profile", "check", "--profile", "mine.toml"], cwd=elsewhere, env=env)
+    assert "3 research lines" in mine.stdout
+    assert not (Path(os.getcwd()) / "mine.toml").exists()
