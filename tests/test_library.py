@@ -104,8 +104,9 @@ def _ranks(profile_path: Path, embedder: Embedder, ids: set[str] = OWN) -> list[
 
 def _init(tmp_path: Path, source: Path, *extra: str):
     out = tmp_path / "profile.toml"
+    name = () if "--name" in extra else ("--name", "Dr. Test")
     result = CliRunner().invoke(
-        cli, ["profile", "init", "--from", str(source), "--offline", *extra, str(out)]
+        cli, ["profile", "init", "--from", str(source), "--offline", *name, *extra, str(out)]
     )
     assert result.exit_code == 0, result.output
     return out, result
@@ -175,7 +176,8 @@ def test_llm_names_lines_and_adds_chinese_keywords(tmp_path, monkeypatch):
         monkeypatch.setenv("PAPERBRIEF_LLM_API_KEY", "test-key")
         out = tmp_path / "profile.toml"
         result = CliRunner().invoke(
-            cli, ["profile", "init", "--from", str(LIBRARY / "zotero.bib"), str(out)]
+            cli,
+            ["profile", "init", "--from", str(LIBRARY / "zotero.bib"), "--name", "Dr. T", str(out)],
         )
         assert result.exit_code == 0, result.output
         (request,) = server.requests
@@ -194,8 +196,21 @@ def test_a_failing_llm_keeps_the_offline_proposal(tmp_path, monkeypatch):
         monkeypatch.setenv("PAPERBRIEF_LLM_MODEL", "test-model")
         out = tmp_path / "profile.toml"
         result = CliRunner().invoke(
-            cli, ["profile", "init", "--from", str(LIBRARY / "zotero.bib"), str(out)]
+            cli,
+            ["profile", "init", "--from", str(LIBRARY / "zotero.bib"), "--name", "Dr. T", str(out)],
         )
     assert result.exit_code == 0, result.output
     assert "could not name the lines" in result.output
     assert len(load_profile(out).research_lines) == 3
+
+
+def test_a_proposal_without_a_name_is_written_and_asks_for_one(tmp_path):
+    out = tmp_path / "profile.toml"
+    result = CliRunner().invoke(
+        cli, ["profile", "init", "--from", str(LIBRARY / "zotero.bib"), "--offline", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "put your name in `name`" in result.output
+    check = CliRunner().invoke(cli, ["profile", "check", "--profile", str(out)])
+    assert check.exit_code == 2 and "Your Name" in check.output  # only the name is missing
+    assert "1 problem" in check.output

@@ -21,7 +21,13 @@ from paperbrief.environment import named_variables, warnings
 from paperbrief.errors import PaperbriefError, ProfileError
 from paperbrief.files import write_atomic
 from paperbrief.library import choose_categories, name_lines, profile_toml, propose_lines
-from paperbrief.profile import LLMSettings, load_profile, parse_profile, profile_template
+from paperbrief.profile import (
+    TEMPLATE_NAME,
+    LLMSettings,
+    load_profile,
+    parse_profile,
+    profile_template,
+)
 from paperbrief.services import Services
 
 
@@ -41,7 +47,7 @@ def profile() -> None:
     help="Propose research lines from your papers: a BibTeX, CSL JSON or RIS export"
     " (Zotero), a list of arXiv ids, or a folder of PDFs.",
 )
-@click.option("--name", default="Your Name", show_default=True, help="Who it is for.")
+@click.option("--name", help="Who it is for (else the file says 'Your Name' for you to edit).")
 @click.option("--lines", type=click.IntRange(1, 12), help="How many lines (default: chosen).")
 @click.option("--category", "categories", multiple=True, help="arXiv category to read; repeatable.")
 @click.option("--language", type=click.Choice(["zh", "en"]), default="zh", show_default=True)
@@ -51,7 +57,7 @@ def profile() -> None:
 def init(
     path: Path | None,
     library_path: Path | None,
-    name: str,
+    name: str | None,
     lines: int | None,
     categories: tuple[str, ...],
     language: str,
@@ -77,11 +83,13 @@ def init(
         return
     write_atomic(path, text)
     console.print(f"wrote {path}; edit it, then run `paperbrief profile check --profile {path}`")
+    if library_path is not None and name is None:
+        console.print(f"[yellow]note:[/] put your name in `name` (it says {TEMPLATE_NAME!r})")
 
 
 def _proposed_profile(
     library_path: Path,
-    name: str,
+    name: str | None,
     lines: int | None,
     categories: tuple[str, ...],
     language: str,
@@ -103,8 +111,10 @@ def _proposed_profile(
                 console.print(f"[dim]note:[/] the LLM could not name the lines: {error.message}")
     chosen = choose_categories(papers, categories)
     found = bool(categories) or any(p.categories for p in papers)
-    text = profile_toml(name, language, chosen, proposed, library_path.name, found)
-    parse_profile(text, "the proposed profile")  # a proposal must load as it stands
+    text = profile_toml(name or TEMPLATE_NAME, language, chosen, proposed, library_path.name, found)
+    # A proposal must load as it stands, but for the name only the reader can give.
+    checked = text if name else profile_toml("Reader", language, chosen, proposed, "", found)
+    parse_profile(checked, "the proposed profile")
     for line in proposed:
         console.print(
             f"  {escape(line.name)} [dim]({len(line.papers)} papers:"

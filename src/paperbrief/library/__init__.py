@@ -73,7 +73,8 @@ def profile_toml(
     origin: str,
     categories_found: bool,
 ) -> str:
-    """The proposal as a commented profile for the reader to edit (valid as it stands)."""
+    """The proposal as a commented profile for the reader to edit (valid as it stands once
+    ``name`` is the reader's)."""
     total = sum(len(line.papers) for line in lines)
     out = [
         f"# paperbrief profile proposed from {total} papers of {origin}.",
