@@ -102,6 +102,8 @@ def test_units_and_scales_make_quantities():
     assert quantity("2.5x faster") == quantity("2.5 倍") == ("times", 2.5)
     assert quantity("10.8 points") == quantity("10.8 个百分点") == ("percent", 10.8)
     assert quantity("ran for four weeks") == ("time", 4 * 604800.0)
+    assert quantity("a zero-day window of zero days") == ("time", 0.0)  # the term is no number
+    assert find_numbers("zero-day vulnerabilities") == []
     assert [m.text for m in find_numbers("33,551, 1,000, and .95")] == ["33,551", "1,000", ".95"]
 
 

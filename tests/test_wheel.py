@@ -94,6 +94,8 @@ def test_installed_in_a_fresh_venv_it_runs_outside_the_checkout(wheel, tmp_path)
     assert "arxiv.org/abs/" in markdown and (elsewhere / "digest" / "2026-05-23.html").is_file()
 
     run([paperbrief, "profile", "init", "profile.toml"], cwd=elsewhere, env=env)
+    template = elsewhere / "profile.toml"  # the reader's one edit the check insists on
+    template.write_text(template.read_text().replace('"Your Name"', '"Dr. Wheel"', 1))
     checked = run(
         [paperbrief, "profile", "check", "--profile", "profile.toml"], cwd=elsewhere, env=env
     )
@@ -101,7 +103,17 @@ def test_installed_in_a_fresh_venv_it_runs_outside_the_checkout(wheel, tmp_path)
 
     shutil.copy(FIXTURES / "library" / "zotero.bib", elsewhere / "library.bib")
     run(
-        [paperbrief, "profile", "init", "--from", "library.bib", "--offline", "mine.toml"],
+        [
+            paperbrief,
+            "profile",
+            "init",
+            "--from",
+            "library.bib",
+            "--offline",
+            "--name",
+            "Dr. Wheel",
+            "mine.toml",
+        ],
         cwd=elsewhere,
         env=env,
     )

@@ -207,6 +207,8 @@ def _claim_parts(text: str) -> tuple[str, str]:
 def _candidates(kind: str, claim_text: str, unit: str, paper: _Paper) -> Iterator[str]:
     """Wrong replacements for one claim, of one kind (each checked by the oracle)."""
     digits, rest = _claim_parts(claim_text)
+    if not re.fullmatch(r"\d+(?:\.\d+)?", digits):
+        return  # a number spelled out ("four weeks"): no digits to alter
     value = float(digits)
     decimals = len(digits.split(".", 1)[1]) if "." in digits else 0
     percent = unit in ("%", "pp")

@@ -138,8 +138,11 @@ _WORD_VALUES = {word: float(index) for index, word in enumerate(_WORDS)} | {
     "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "seventy": 70.0,
     "eighty": 80.0, "ninety": 90.0, "hundred": 100.0,
 }  # fmt: skip
+# "zero-day" (a vulnerability unknown to the vendor) is a term, not a quantity of days.
 _WORD_NUMBER = re.compile(
-    r"\b(?P<word>" + "|".join(_WORD_VALUES) + r")(?P<unit>[\s-]+(?:weeks?|days?|months?|years?|"
+    r"\b(?!zero-day)(?P<word>"
+    + "|".join(_WORD_VALUES)
+    + r")(?P<unit>[\s-]+(?:weeks?|days?|months?|years?|"
     r"hours?|minutes?|seconds?|times|fold|percent|percentage points?))\b",
     re.IGNORECASE,
 )
