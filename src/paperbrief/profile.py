@@ -112,8 +112,10 @@ class RankSettings(Strict):
     )
     embedding_model: str = Field(
         "all-MiniLM-L6-v2@onnx-int8-t128",
-        description="Embedding model: all-MiniLM-L6-v2@onnx-int8-t128 (bundled, int8 ONNX) or"
-        " all-MiniLM-L6-v2 (the same model on torch; needs the paperbrief[minilm] extra).",
+        description="Embedding model: all-MiniLM-L6-v2@onnx-int8-t128 (bundled, int8 ONNX,"
+        " 128 tokens), all-MiniLM-L6-v2@onnx-int8-t256 (the same, 256 tokens: ranks a little"
+        " better with feedback, ~2x slower cold) or all-MiniLM-L6-v2 (the same model on torch;"
+        " needs the paperbrief[minilm] extra).",
     )
     judge_top_k: int = Field(
         40,
