@@ -114,4 +114,4 @@ def test_both_backends_agree(encoder):
     torch_vectors = load_encoder(TORCH_MODEL).encode(texts, 8)
     onnx_vectors = encoder.encode(texts, 8)
     assert np.all(np.sum(torch_vectors * onnx_vectors, axis=1) > 0.99)
-    assert embed.MODELS.keys() == {DEFAULT_MODEL, TORCH_MODEL}
+    assert embed.MODELS.keys() == {DEFAULT_MODEL, LONG_MODEL, TORCH_MODEL}
