@@ -45,7 +45,12 @@ from paperbrief.write.verify import (  # noqa: E402
     verify_markdown,
 )
 from tests.support import EXAMPLE_LISTING, EXAMPLE_PROFILE, model_answers  # noqa: E402
-from tests.support.digests import HonestDigest, llm_digests, offline_fulltext_digest  # noqa: E402
+from tests.support.digests import (  # noqa: E402
+    HonestDigest,
+    dense_digest,
+    llm_digests,
+    offline_fulltext_digest,
+)
 from tests.support.planted import KINDS, Plant, plant_all, score  # noqa: E402
 
 
@@ -73,21 +78,6 @@ def demo_digest() -> HonestDigest:
 def _row(name: str, hit: int, total: int) -> str:
     rate = 100 * hit / total if total else 0.0
     return f"  {name:<18} {hit:>4}/{total:<4} {rate:6.1f} %"
-
-
-def dense_digest(base: str, size: int) -> str:
-    """``base`` grown to ``size`` bytes with number-dense result notes (real numbers of the
-    base, so they verify) — the shape that made the old verifier quadratic."""
-    numbers = [m.text for m in find_numbers(base) if m.kind == "value" and not m.in_name]
-    lines = base.split("\n")
-    at = next(i for i, line in enumerate(lines) if line.startswith("**结果解读**")) + 2
-    extra: list[str] = []
-    index = 0
-    while len(base.encode()) + sum(len(e.encode()) + 1 for e in extra) < size:
-        chunk = "，".join(f"指标 {numbers[(index + k) % len(numbers)]}" for k in range(12))
-        extra.append(f"- 对比：{chunk}。")
-        index += 12
-    return "\n".join(lines[:at] + extra + lines[at:])
 
 
 def main() -> None:
