@@ -93,12 +93,23 @@ def test_the_migration_indexes_what_an_older_store_holds(tmp_path):
         " first_seen, updated) VALUES ('2605.00009', 'Fault localization at scale', '[]',"
         " '程序修复的前一步', '[]', 'cs.SE', 'now', 'now')"
     )
+    connection.execute(  # a digest of a home from before profiles were kept (0.1.0)
+        "INSERT INTO digests (digest_date, language, listing_day, writer, title, markdown,"
+        " html, body, created_at) VALUES ('2026-05-22', 'zh', '2026-05-21', 'offline',"
+        " '旧日报', '今日主题：程序修复', '<p/>', ?, 'now')",
+        (DIGEST.read_text(encoding="utf-8"),),
+    )
     connection.commit()
     connection.close()
     with open_store(path) as store:
         assert store.schema_version() == len(MIGRATIONS)
         assert ids(store.listings.search("localization")) == ["2605.00009"]
         assert ids(store.listings.search("修复")) == ["2605.00009"]
+        assert [hit.title for hit in store.digests.search("修复")] == ["旧日报"]
+        assert store.digests.search("修复", profile="reader") == []
+        store.adopt_unnamed("reader")  # the first profile that runs takes the old rows
+        assert [hit.title for hit in store.digests.search("修复", profile="reader")] == ["旧日报"]
+        assert store.digests.search("修复", profile="") == []
 
 
 def test_search_command_prints_json(store, monkeypatch):
