@@ -5,7 +5,6 @@ look; skips with a message where no Chromium is installed (CI installs it)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,25 +12,15 @@ import pytest
 from paperbrief.render import render_html
 from paperbrief.store import open_store
 from tests.support import model_answers
+from tests.support.browser import launch_chromium, screenshot
 from tests.support.openai_server import OpenAIServer
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update"]  # fmt: skip
-
 
 @pytest.fixture(scope="module")
 def browser():
-    if CHROMIUM is None:
-        pytest.skip("no chromium on PATH: install Debian's `chromium` to run the browser tests")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
+    yield from launch_chromium()
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +59,5 @@ def test_digest_page_reads_at_desktop_and_phone_width(browser, pages, name, widt
         assert "**" not in page.inner_text("main")
         assert page.locator("p", has_text="此前的工作主要研究模型").count() == 1
         assert page.locator("li strong", has_text="HomeCheck").count() >= 1
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"digest-{name}-{label}.png"), full_page=True)
+    screenshot(page, f"digest-{name}-{label}")
     page.close()

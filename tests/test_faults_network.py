@@ -15,6 +15,7 @@ import pytest
 
 from paperbrief.errors import FetchFailed, SourceError
 from paperbrief.fulltext import read_paper
+from paperbrief.fulltext.document import Document
 from paperbrief.http import HostUnreachable, PoliteClient
 from paperbrief.models import Paper
 from paperbrief.retry import RetryPolicy
@@ -43,6 +44,19 @@ PAPER = Paper(
 
 def client(**options) -> PoliteClient:
     return PoliteClient(delay_seconds=0, **{"retry": RetryPolicy(max_retries=0), **options})
+
+
+def _read_from(server: RawServer, http: PoliteClient, version: int | None = 1) -> Document:
+    """The paper's full text with every source (HTML, ar5iv, PDF) on the loopback server."""
+    return read_paper(
+        PAPER.id,
+        version,
+        http,
+        html_base=server.url + "/html",
+        ar5iv_base=server.url + "/ar5iv",
+        pdf_base=server.url + "/pdf",
+        abstract_fallback=PAPER,
+    )
 
 
 def test_a_drip_fed_arxiv_answer_is_cut_at_the_whole_request_timeout():
@@ -94,15 +108,7 @@ def test_a_pdf_that_inflates_to_a_gib_stops_at_the_readers_memory_cap():
 
     started = time.monotonic()
     with RawServer(serve) as server, client() as http:
-        document = read_paper(
-            PAPER.id,
-            1,
-            http,
-            html_base=server.url + "/html",
-            ar5iv_base=server.url + "/ar5iv",
-            pdf_base=server.url + "/pdf",
-            abstract_fallback=PAPER,
-        )
+        document = _read_from(server, http, version=1)
     assert time.monotonic() - started < 20
     assert document.source == "abstract"
     assert "more than 1024 MiB of memory" in document.attempts[-1]
@@ -116,15 +122,7 @@ def test_redirect_loops_and_bad_gzip_in_full_text_are_recorded_fetch_failures():
             conn.sendall(response(b"garbage", headers={"Content-Encoding": "gzip"}))
 
     with RawServer(serve) as server, client() as http:
-        document = read_paper(
-            PAPER.id,
-            None,
-            http,
-            html_base=server.url + "/html",
-            ar5iv_base=server.url + "/ar5iv",
-            pdf_base=server.url + "/pdf",
-            abstract_fallback=PAPER,
-        )
+        document = _read_from(server, http, version=None)
     assert document.flags == ("abstract-only", "fetch-failed")
     html, ar5iv, pdf = document.attempts
     assert "fetch failed" in html and "redirect loop" in html
@@ -160,15 +158,7 @@ def test_a_missing_html_is_not_called_a_fetch_failure():
         )
 
     with RawServer(not_there) as server, client() as http:
-        document = read_paper(
-            PAPER.id,
-            1,
-            http,
-            html_base=server.url + "/html",
-            ar5iv_base=server.url + "/ar5iv",
-            pdf_base=server.url + "/pdf",
-            abstract_fallback=PAPER,
-        )
+        document = _read_from(server, http, version=1)
     assert document.flags == ("abstract-only",)  # absent, not failed
     assert "fetch failed" not in " ".join(document.attempts)
 

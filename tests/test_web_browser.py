@@ -6,33 +6,20 @@ Chromium is installed (CI installs it: see .ci/run).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from paperbrief.store import open_store
+from tests.support.browser import launch_chromium, screenshot
 from tests.support.web import RunningServer, seed_store
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
-
 
 @pytest.fixture(scope="module")
 def browser():
-    if CHROMIUM is None:
-        pytest.skip("no chromium on PATH: install Debian's `chromium` to run the browser tests")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
+    yield from launch_chromium()
 
 
 @pytest.fixture()
@@ -43,9 +30,8 @@ def site(tmp_path: Path):
 
 
 def _shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")  # the sticky header belongs at the top
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    screenshot(page, name)
 
 
 def test_read_a_digest_and_give_feedback_that_survives_a_reload(browser, site) -> None:
