@@ -17,6 +17,9 @@ from typing import Literal
 ListingKind = Literal["new", "cross", "replace"]
 
 _VERSION_RE = re.compile(r"v(\d+)$")
+# An arXiv id without its version: new style (2604.19011) or old style (cs/0601001,
+# math.AG/0601001). One pattern for every reader of ids (CLI, library imports).
+ARXIV_ID_PATTERN = r"(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})"
 
 
 def split_arxiv_id(raw: str) -> tuple[str, int | None]:

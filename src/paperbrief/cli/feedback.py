@@ -15,7 +15,7 @@ from rich.table import Table
 from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
 from paperbrief.errors import PaperbriefError
 from paperbrief.library import read_library
-from paperbrief.models import Signal, split_arxiv_id
+from paperbrief.models import ARXIV_ID_PATTERN, Signal, split_arxiv_id
 from paperbrief.rank.imported import load_posts, record_posts
 from paperbrief.records import FeedbackEvent
 from paperbrief.store import Store
@@ -25,7 +25,7 @@ class FeedbackError(PaperbriefError):
     """A feedback command was given an unusable id or signal."""
 
 
-_ARXIV_ID = re.compile(r"^(\d{4}\.\d{4,5}|[a-z\-]+(\.[A-Z]{2})?/\d{7})$")
+_ARXIV_ID = re.compile(rf"^{ARXIV_ID_PATTERN}$")
 
 SIGNAL_FLAGS = {"up": "👍", "down": "👎", "save": "saved", "hide": "not interested"}
 

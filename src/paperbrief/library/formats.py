@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbrief.errors import PaperbriefError
-from paperbrief.models import split_arxiv_id
+from paperbrief.models import ARXIV_ID_PATTERN, split_arxiv_id
 
 
 class LibraryError(PaperbriefError):
@@ -44,7 +44,7 @@ class LibraryPaper:
 
 
 # A new-style id (2604.19011, optional version) or an old-style one (cs/0601001).
-_ID = r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)"
+_ID = r"(" + ARXIV_ID_PATTERN + r"(?:v\d+)?)"
 _ARXIV_PATTERNS = (
     re.compile(r"arxiv\.org/(?:abs|pdf|html)/" + _ID, re.IGNORECASE),
     re.compile(r"10\.48550/arxiv\." + _ID, re.IGNORECASE),
