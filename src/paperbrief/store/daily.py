@@ -93,9 +93,9 @@ def _scored(row: sqlite3.Row, paper: Paper) -> ScoredPaper:
     )
 
 
-def _of_profile(profile: str | None) -> tuple[str, tuple[str, ...]]:
+def _of_profile(profile: str | None, column: str = "profile") -> tuple[str, tuple[str, ...]]:
     """A WHERE fragment (and its argument) for one profile's rows; None: every profile."""
-    return ("", ()) if profile is None else (" AND profile=?", (profile,))
+    return ("", ()) if profile is None else (f" AND {column}=?", (profile,))
 
 
 class Picks:
@@ -348,14 +348,14 @@ class Digests:
         expression = match_query(query)
         if expression is None:
             return []
-        where, args = _of_profile(profile)
+        where, args = _of_profile(profile, "d.profile")
         with self._db.read() as db:
             rows = db.execute(
                 "SELECT d.digest_date, d.language, d.title, d.markdown FROM digests_fts f"
                 " JOIN digests d ON d.profile = f.profile AND d.digest_date = f.digest_date"
                 " AND d.language = f.language"
                 " WHERE digests_fts MATCH ?"
-                + where.replace("profile", "d.profile")
+                + where
                 + " ORDER BY bm25(digests_fts), d.digest_date DESC LIMIT ?",
                 (expression, *args, limit),
             ).fetchall()
