@@ -10,8 +10,6 @@ group and give it Chinese key phrases. Deterministic: the same library gives the
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import re
 from collections import Counter
@@ -25,7 +23,8 @@ from pydantic import BaseModel, Field
 from paperbrief import prompts
 from paperbrief.library.formats import LibraryPaper
 from paperbrief.llm import CompletesJSON
-from paperbrief.rank.text import STOPWORDS, stem
+from paperbrief.rank.text import STOPWORDS, paper_text, stem
+from paperbrief.sources import load_snapshot
 
 MAX_LINES = 5
 MIN_SILHOUETTE = 0.04  # below this, one line describes the library better than several
@@ -147,14 +146,12 @@ class Background:
 def sample_background() -> Background:
     """Phrase frequencies of the bundled sample day (480 abstracts in cs.AI/CL/LG/SE)."""
     sample = resources.files("paperbrief") / "data" / "sample" / "2026-05-22.jsonl.gz"
+    with resources.as_file(sample) as path:
+        papers = load_snapshot(path).papers
     frequency: Counter[tuple[str, ...]] = Counter()
-    documents = 0
-    with gzip.open(sample.open("rb"), "rt", encoding="utf-8") as lines:
-        for raw in lines:
-            paper = json.loads(raw)
-            frequency.update(_phrases(f"{paper['title']}. {paper['abstract']}").keys())
-            documents += 1
-    return Background(documents, frequency)
+    for paper in papers:
+        frequency.update(_phrases(paper_text(paper)).keys())
+    return Background(len(papers), frequency)
 
 
 def key_phrases(
