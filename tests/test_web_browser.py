@@ -29,6 +29,18 @@ def site(tmp_path: Path):
         yield server, store_path, profile_path
 
 
+def _wait_until_taller(element, height: float, seconds: float = 10) -> None:
+    """Wait for ``element`` to grow past ``height`` CSS pixels. Polled from here: the page's
+    CSP forbids eval, which ``page.wait_for_function`` needs for its polling in the page."""
+    for _ in range(int(seconds * 10)):
+        box = element.bounding_box()
+        if box is not None and box["height"] > height:
+            return
+        element.page.wait_for_timeout(100)
+    box = element.bounding_box()
+    raise AssertionError(f"still {box and box['height']} px high after {seconds} s")
+
+
 def _shot(page, name: str) -> None:
     page.evaluate("window.scrollTo(0, 0)")  # the sticky header belongs at the top
     screenshot(page, name)
@@ -45,9 +57,7 @@ def test_read_a_digest_and_give_feedback_that_survives_a_reload(browser, site) -
     page.wait_for_url("**/digest/2026-05-22")
     frame = page.frame_locator("iframe.digest-frame")
     assert frame.locator("h1").first.inner_text().startswith("arXiv 每日速递")
-    page.wait_for_function(
-        "document.querySelector('iframe.digest-frame').offsetHeight > 900"
-    )  # the frame grew to its content
+    _wait_until_taller(page.locator("iframe.digest-frame"), 900)  # grew to its content
     _shot(page, "digest-desktop")
 
     pick = page.locator("li#p-2605\\.10001")

@@ -14,10 +14,14 @@ function fitFrame(frame) {
 
 document.addEventListener("DOMContentLoaded", () => {
   for (const frame of document.querySelectorAll("iframe.digest-frame")) {
-    frame.addEventListener("load", () => {
+    const fit = () => {
       fitFrame(frame);
       setTimeout(() => fitFrame(frame), 500); // after images load
-    });
+    };
+    frame.addEventListener("load", fit);
+    // On a fast server the frame can finish loading before this listener exists.
+    const doc = frame.contentDocument;
+    if (doc && doc.readyState === "complete" && doc.URL !== "about:blank") fit();
     window.addEventListener("resize", () => fitFrame(frame));
   }
   for (const picker of document.querySelectorAll("form[data-day-picker] select")) {
