@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from paperbrief.errors import BudgetExhausted, LLMError
-from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for
 from paperbrief.llm import LLMClient
-from paperbrief.models import PaperBrief
+from paperbrief.models import Document, PaperBrief
 from paperbrief.profile import LLMSettings
 from paperbrief.prompts import describe_profile
 from paperbrief.render.markdown import render_markdown

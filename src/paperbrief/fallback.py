@@ -20,10 +20,9 @@ from typing import Any, Literal
 
 from paperbrief.errors import StoreError
 from paperbrief.files import OutputError
-from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for, stars_text
 from paperbrief.llm import CompletesJSON, StructuredLLM
-from paperbrief.models import Digest, Paper, PaperBrief, ScoredPaper
+from paperbrief.models import Digest, Document, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.text import shorten
 

@@ -1,8 +1,8 @@
 """Shared value types that flow between the pipeline's stages.
 
 Stages exchange these plain, typed values; none of them touches storage. The profile
-(the one settings model) lives in ``profile.py``; the full-text ``Document`` lives in
-``fulltext/document.py``; what the store returns besides these lives in ``records.py``.
+(the one settings model) lives in ``profile.py``; what the store returns besides these
+lives in ``records.py``.
 Serialisation is the store's business (one codec built on ``pydantic.TypeAdapter``).
 """
 
@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
 from typing import Literal
+
+from paperbrief.text import NumberMention
 
 ListingKind = Literal["new", "cross", "replace"]
 
@@ -67,6 +69,87 @@ class Paper:
     @property
     def is_cross_list_only(self) -> bool:
         return bool(self.listings) and all(kind == "cross" for kind in self.listings.values())
+
+
+# ------------------------------------------------------------------ full text
+# The structured full text of one paper (``Document``), and the parts its views for the
+# writers and the verifier read. Parsing lives in ``fulltext/`` (``latexml.py`` for
+# arXiv/ar5iv LaTeXML pages, ``author_html.py``, ``pdf.py``), fetching and the store cache
+# in ``fulltext/fetch.py``, the views (budgeted text, evidence index, figure and
+# results-table choice) in ``fulltext/views.py``; the store keeps Documents through its codec.
+#
+# Flags a Document can carry: ``latexml-errors:N``, ``latexml-body-errors:N``,
+# ``package-alerts:N``, ``no-title``, ``no-authors``, ``no-abstract``, ``missing-images:N``,
+# ``svg-figures:N``, ``author-html``, ``pdf-no-tables``, ``pdf-no-figures``,
+# ``pdf-no-sections``, ``metadata-from-listing``, ``degraded-fallback``, ``abstract-only``,
+# ``fetch-failed``.
+
+# A paragraph that quotes an example (a prompt, a dialogue, a code listing) starts with this
+# mark: the writer sees it as a quotation, and its numbers are never evidence.
+EXAMPLE_MARK = "> "
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    level: int  # 1 = section, 2 = subsection, …
+    paragraphs: tuple[str, ...] = ()  # math kept as its TeX alt-text
+    number: str = ""  # e.g. "4.1" ("A" for an appendix, "" when unnumbered)
+
+    @property
+    def location(self) -> str:
+        """Where a sentence of this section is, e.g. ``Section 4.1 Results``."""
+        return " ".join(part for part in ("Section", self.number, self.heading) if part)
+
+
+@dataclass(frozen=True)
+class Table:
+    caption: str
+    label: str  # e.g. "Table 2"
+    rows: tuple[tuple[str, ...], ...]  # cell grid after expanding colspan/rowspan
+    header_rows: int = 1
+    section: str = ""  # heading of the section the table sits in
+    # (row, column) slots that repeat a spanning cell (colspan/rowspan copies), so a
+    # renderer can show a merged cell once while every column keeps its header text
+    merged: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class FigureRef:
+    caption: str
+    url: str  # absolute, e.g. https://arxiv.org/html/2501.11120v1/x1.png
+    label: str = ""  # e.g. "Figure 1"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A number-bearing sentence or table cell, and where it is.
+
+    ``numbers`` are the evidence numbers as written; ``mentions`` the same numbers as the
+    number grammar read them (a table cell's bare number carries its column's unit).
+    """
+
+    text: str
+    location: str  # e.g. "Table 2" or "Section 4.1 Results"
+    numbers: tuple[str, ...] = ()
+    mentions: tuple[NumberMention, ...] = field(default=(), compare=False)
+    cell: bool = False  # a table cell (its bare numbers may be in its column's unit)
+
+
+@dataclass(frozen=True)
+class Document:
+    arxiv_id: str
+    title: str
+    authors: tuple[str, ...]
+    abstract: str
+    sections: tuple[Section, ...] = ()
+    tables: tuple[Table, ...] = ()
+    figures: tuple[FigureRef, ...] = ()
+    references: tuple[str, ...] = ()
+    source: str = "abstract"  # arxiv-html | ar5iv | pdf | abstract | local-html | local-pdf
+    source_url: str = ""
+    flags: tuple[str, ...] = ()  # quality flags, e.g. "latexml-errors:7", "no-abstract"
+    attempts: tuple[str, ...] = field(default=())  # why earlier sources failed
 
 
 class Signal(StrEnum):

@@ -42,9 +42,16 @@ from paperbrief.fallback import (
     say_fallbacks,
     with_fallback_note,
 )
-from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for
-from paperbrief.models import OFFLINE_WRITER, Digest, Listing, Paper, PaperBrief, ScoredPaper
+from paperbrief.models import (
+    OFFLINE_WRITER,
+    Digest,
+    Document,
+    Listing,
+    Paper,
+    PaperBrief,
+    ScoredPaper,
+)
 from paperbrief.profile import Profile
 from paperbrief.rank.judge import judge_ranking
 from paperbrief.records import StoredDigest

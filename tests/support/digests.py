@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from paperbrief.fulltext.document import Document
+from paperbrief.models import Document
 from paperbrief.render import render_markdown
 from paperbrief.store import open_store
 from paperbrief.text import find_numbers

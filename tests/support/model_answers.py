@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from paperbrief.fulltext import read_local_file
-from paperbrief.fulltext.document import Document
 from paperbrief.llm import LLMClient
-from paperbrief.models import Digest, Paper, ScoredPaper
+from paperbrief.models import Digest, Document, Paper, ScoredPaper
 from paperbrief.profile import LLMSettings, Profile, load_profile
 from paperbrief.store import Store
 from paperbrief.write.llm_writer import write_briefs_llm, write_day_llm

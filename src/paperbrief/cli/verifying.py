@@ -19,8 +19,7 @@ from paperbrief.cli.common import (
 )
 from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError, ProfileError
 from paperbrief.fulltext import read_local_file
-from paperbrief.fulltext.document import Document
-from paperbrief.models import split_arxiv_id
+from paperbrief.models import Document, split_arxiv_id
 from paperbrief.prompts import describe_profile
 from paperbrief.store import Store
 from paperbrief.write.claims import covered_papers

@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlparse
 from lxml import html as lxml_html
 from lxml.etree import _Element
 
-from paperbrief.fulltext.document import EXAMPLE_MARK
+from paperbrief.models import EXAMPLE_MARK
 from paperbrief.text import find_numbers
 
 ARXIV_ORIGIN = "https://arxiv.org/"

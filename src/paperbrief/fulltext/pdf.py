@@ -25,7 +25,7 @@ from collections import Counter
 import pypdfium2 as pdfium
 
 from paperbrief.errors import FullTextError
-from paperbrief.fulltext.document import Document, Section
+from paperbrief.models import Document, Section
 
 _STAMP = re.compile(r"^arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}$")
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,2})\.?\s+([A-Z][^\n]{1,90})$")

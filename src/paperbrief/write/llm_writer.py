@@ -30,12 +30,12 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from paperbrief import fulltext, prompts
-from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for
 from paperbrief.llm import StructuredLLM
 from paperbrief.models import (
     ComparisonTable,
     Digest,
+    Document,
     Figure,
     Implications,
     Paper,

@@ -4,8 +4,8 @@ which numbers the verifier could not find, how much strict mode removed."""
 from __future__ import annotations
 
 from paperbrief.fulltext import FullTextStatus, fulltext_status
-from paperbrief.fulltext.document import Document
 from paperbrief.labels import Labels
+from paperbrief.models import Document
 from paperbrief.write.verify import VerifyReport
 
 

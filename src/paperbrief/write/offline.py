@@ -13,15 +13,16 @@ from dataclasses import replace
 from datetime import date
 
 from paperbrief import fulltext
-from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for, stars_text
 from paperbrief.models import (
     OFFLINE_WRITER,
     ComparisonTable,
     Digest,
+    Document,
     PaperBrief,
     Provenance,
     ScoredPaper,
+    Table,
     TableData,
 )
 from paperbrief.profile import Profile
@@ -46,7 +47,7 @@ def _reason(scored: ScoredPaper, language: str) -> str:
     return labels.separator.join(parts)
 
 
-def _table_data(table: fulltext.document.Table) -> TableData | None:
+def _table_data(table: Table) -> TableData | None:
     """The paper's table for the digest, trimmed to a readable size (None when empty)."""
     data = fulltext.to_table_data(table)
     if not data.rows:
