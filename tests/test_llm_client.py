@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from paperbrief.environment import llm_configured, resolve_api_key
 from paperbrief.errors import BudgetExhausted, LLMError
-from paperbrief.llm import LLMClient, llm_configured, resolve_api_key
+from paperbrief.llm import LLMClient
 from paperbrief.profile import LLMSettings, ModelPrice
 from paperbrief.store import Store, open_store
 from tests.support.openai_server import OpenAIServer, Reply

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from paperbrief import sources
+from paperbrief.environment import llm_configured, resolve_api_key
 from paperbrief.fulltext import fetch as fulltext_fetch
 from paperbrief.http import PoliteClient
-from paperbrief.llm import LLMClient, llm_configured, resolve_api_key
+from paperbrief.llm import LLMClient
 from paperbrief.models import OFFLINE_WRITER
 from paperbrief.profile import LLMSettings, Profile
 from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, TextEncoder

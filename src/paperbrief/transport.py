@@ -19,7 +19,6 @@ calling thread, so the request as a whole ends by then, however the bytes arrive
 from __future__ import annotations
 
 import errno
-import ipaddress
 import socket
 import threading
 import time
@@ -35,20 +34,6 @@ import httpcore
 import httpx
 
 Clock = Callable[[], float]
-
-
-LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
-
-
-def is_loopback(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 and localhost."""
-    name = host.strip("[]").lower()
-    if name in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)

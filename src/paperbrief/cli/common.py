@@ -17,6 +17,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from paperbrief.environment import DEBUG_ENV, PROFILE_ENV
 from paperbrief.errors import EmptyDay, PaperbriefError
 from paperbrief.files import os_error
 from paperbrief.profile import Profile, home_dir, load_profile
@@ -27,8 +28,6 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 80}
 DEFAULT_PROFILE = "profile.toml"
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-DEBUG_ENV = "PAPERBRIEF_DEBUG"  # set to 1 to see the traceback of an unexpected error
 
 # Terminal control: C0 (but tab and newline), DEL, C1, and the bidirectional overrides that
 # can make a title read backwards. Paper text is untrusted; none of it may steer a terminal.
@@ -191,8 +190,8 @@ def profile_option(function: F) -> F:
 def resolve_profile_path(path: Path | None) -> Path:
     if path is not None:
         return path
-    if os.environ.get("PAPERBRIEF_PROFILE"):
-        return Path(os.environ["PAPERBRIEF_PROFILE"])
+    if os.environ.get(PROFILE_ENV):
+        return Path(os.environ[PROFILE_ENV])
     local = Path(DEFAULT_PROFILE)
     if local.exists():
         return local

@@ -1,6 +1,6 @@
 """The one LLM boundary: any OpenAI-compatible chat endpoint, plus cost accounting.
 
-* ``config.py``: endpoint, key, model per role, retry policy (from the profile and env);
+* ``config.py``: model per role, retry policy (the endpoint and key: ``environment.py``);
 * ``repair.py``: the schema in the prompt, tolerant parsing, the one repair message;
 * ``ledger.py``: the day's budget, usage per role, the record of every call;
 * ``client.py``: ``LLMClient``, whose only public call is ``complete_json``.
@@ -17,14 +17,7 @@ from typing import Protocol, TypeVar
 from pydantic import BaseModel
 
 from paperbrief.llm.client import LLMClient
-from paperbrief.llm.config import (
-    BASE_URL_ENV,
-    MODEL_ENV,
-    llm_configured,
-    model_for,
-    resolve_api_key,
-    resolve_base_url,
-)
+from paperbrief.llm.config import model_for
 from paperbrief.llm.ledger import CallRecords, RoleUsage
 
 T = TypeVar("T", bound=BaseModel)
@@ -53,15 +46,10 @@ class StructuredLLM(CompletesJSON, Protocol):
 
 
 __all__ = [
-    "BASE_URL_ENV",
-    "MODEL_ENV",
     "CallRecords",
     "CompletesJSON",
     "LLMClient",
     "RoleUsage",
     "StructuredLLM",
-    "llm_configured",
     "model_for",
-    "resolve_api_key",
-    "resolve_base_url",
 ]

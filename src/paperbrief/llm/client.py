@@ -42,6 +42,7 @@ from typing import TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from paperbrief.environment import BASE_URL_ENV, FALLBACK_KEY_ENV, resolve_base_url
 from paperbrief.errors import (
     LLMDeadline,
     LLMError,
@@ -50,13 +51,7 @@ from paperbrief.errors import (
     LLMTimeout,
     LLMUnreachable,
 )
-from paperbrief.llm.config import (
-    BASE_URL_ENV,
-    FALLBACK_KEY_ENV,
-    model_for,
-    resolve_base_url,
-    retry_policy,
-)
+from paperbrief.llm.config import model_for, retry_policy
 from paperbrief.llm.ledger import NO_ANSWER, Answer, CallRecords, Ledger, RoleUsage
 from paperbrief.llm.repair import Message, parse_answer, repair_messages, with_schema
 from paperbrief.profile import LLMSettings
@@ -74,11 +69,11 @@ class LLMClient:
     Args:
         settings: the profile's ``llm`` section.
         records: where calls are recorded and answers cached (``store.llm``; None: neither).
-        api_key: the secret (``config.resolve_api_key``); None for keyless local servers.
+        api_key: the secret (``environment.resolve_api_key``); None for keyless local servers.
         run_id, day: stamped on every recorded call; ``day`` (ISO date, default today in
             UTC) scopes the daily budget, which counts every call recorded for it.
         sleep: waits between retries (tests may pass a recorder).
-        base_url: overrides ``config.resolve_base_url(settings)``.
+        base_url: overrides ``environment.resolve_base_url(settings)``.
         deadline: the run's deadline; no attempt starts or runs past it.
     """
 

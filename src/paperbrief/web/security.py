@@ -38,6 +38,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
+from paperbrief.environment import is_loopback
 from paperbrief.errors import ProfileProblem
 from paperbrief.profile import (
     BlogSettings,
@@ -47,12 +48,10 @@ from paperbrief.profile import (
     OutputSettings,
     line_of,
 )
-from paperbrief.transport import is_loopback
 
 TOKEN_COOKIE = "paperbrief_token"
 CSRF_COOKIE = "paperbrief_csrf"
 CSRF_FIELD = "csrf"
-TOKEN_ENV = "PAPERBRIEF_WEB_TOKEN"
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; "
