@@ -73,6 +73,15 @@ class StoreError(PaperbriefError):
     """The SQLite store is unusable (locked, corrupt, from a newer version)."""
 
 
+class OutputError(PaperbriefError):
+    """A file could not be written (no space, no permission, a folder in the way)."""
+
+
+# Errors no fallback can help with: the store or the output folder itself is broken, so a
+# strategy that falls back on any other failure lets these through.
+FATAL = (StoreError, OutputError)
+
+
 class RunInProgress(PaperbriefError):
     """Another run (or send) of the same day and profile holds the run lock."""
 

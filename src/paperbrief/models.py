@@ -14,7 +14,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Literal
 
-from paperbrief.text import NumberMention
+from paperbrief.text import NumberMention, shorten
 
 ListingKind = Literal["new", "cross", "replace"]
 
@@ -261,6 +261,48 @@ class ComparisonTable:
 
 
 OFFLINE_WRITER = "offline"  # Provenance.writer of a digest written without an LLM
+
+
+@dataclass(frozen=True)
+class DayFacts:
+    """Which day a digest is about: its date, the listing day it covers, and how many papers
+    of that listing the reader's categories held (0 until they are counted)."""
+
+    digest_date: date
+    listing_day: date
+    papers_considered: int = 0
+
+
+FallbackPart = Literal["ranking", "fulltext", "brief", "day"]
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """One part of the digest that was made the fallback way, and why.
+
+    Each strategy that can fail returns its result with the Fallback that says what happened
+    (the judge: the cheap ranking stands; a full text: the abstract; a deep read: the
+    offline brief; the day synthesis: the offline assembly). The digest says them in its
+    language (``write.notes``), and the run exits with ``errors.EXIT_FALLBACKS``.
+    """
+
+    part: FallbackPart
+    reason: str  # unreachable | timeout | budget | invalid | refused | deadline | fetch | error
+    detail: str  # the error itself (English), for the terminal and the run record
+    paper_id: str = ""
+
+    @classmethod
+    def of(cls, part: FallbackPart, error: BaseException, paper_id: str = "") -> Fallback:
+        """The fallback ``error`` caused: its one-word reason (``LLMError.reason``, else
+        ``error``) and its text, shortened."""
+        reason = getattr(error, "reason", "error")
+        reason = reason if isinstance(reason, str) else "error"
+        return cls(part, reason, shorten(str(error), 300), paper_id)
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        what = f"{self.part} {self.paper_id}".strip()
+        return f"{what} fell back ({self.reason}): {self.detail}"
 
 
 @dataclass(frozen=True)

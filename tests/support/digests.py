@@ -26,7 +26,7 @@ class HonestDigest:
 
 def llm_digests() -> list[HonestDigest]:
     """The shared answers' day (two real papers) and the field-experiment day, each written
-    by write_briefs_llm + write_day_llm against a loopback endpoint, rendered."""
+    by the LLM writer + write_day_llm against a loopback endpoint, rendered."""
     days = [
         ("llm: shared answers (2501.11120 + 2304.02623)", model_answers.PAPERS),
         ("llm: field experiment (hand-written answer)", model_answers.SYNTHETIC),

@@ -27,18 +27,19 @@ from paperbrief.cli.common import (
     terminal_text,
 )
 from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay
-from paperbrief.fallback import fallback_lines
 from paperbrief.labels import stars_text
+from paperbrief.models import Fallback
 from paperbrief.pipeline import (
     RunOptions,
     RunResult,
     acquire_listing,
     rank_day,
-    resolve_days,
+    resolve_day,
     run_day,
 )
 from paperbrief.profile import Profile
 from paperbrief.services import Services
+from paperbrief.text import shorten
 
 T = TypeVar("T")
 
@@ -102,6 +103,18 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (
 date_option = click.option(
     "--date", "date_text", metavar="YYYY-MM-DD", help="Digest date (default: today)."
 )
+
+
+def fallback_lines(fallbacks: Sequence[Fallback]) -> list[str]:
+    """One terminal line per part and reason, its papers grouped, the first error shown."""
+    grouped: dict[tuple[str, str], list[Fallback]] = {}
+    for fallback in fallbacks:
+        grouped.setdefault((fallback.part, fallback.reason), []).append(fallback)
+    lines = []
+    for (part, reason), items in grouped.items():
+        papers = ", ".join(item.paper_id for item in items if item.paper_id)
+        lines.append(f"{part} {papers}".strip() + f" ({reason}): {shorten(items[0].detail, 200)}")
+    return lines
 
 
 def report_run(result: RunResult) -> None:
@@ -192,10 +205,10 @@ def run(
         strict=strict,
     )
     today = _today(profile)
-    budget_day = options.digest_date or today  # the LLM budget is scoped to the digest date
+    day = resolve_day(options, today)  # the LLM budget is scoped to the digest date
     with (
         get_store() as store,
-        Services.build(profile, store, offline=offline, day=budget_day) as services,
+        Services.build(profile, store, offline=offline, day=day.digest_date) as services,
     ):
         try:
             with RichReporter() as reporter:
@@ -221,7 +234,7 @@ def fetch(
     """
     profile = get_profile(profile_path)
     options = RunOptions(digest_date=_date(date_text), listing_file=listing_file, force=True)
-    listing_day, _ = resolve_days(options, _today(profile))
+    listing_day = resolve_day(options, _today(profile)).listing_day
     with get_store() as store, Services.build(profile, store, offline=False) as services:
         try:
             listing = acquire_listing(store, profile, options, listing_day, services)
@@ -277,7 +290,7 @@ def rank_command(
     """
     profile = get_profile(profile_path)
     options = RunOptions(digest_date=_date(date_text), listing_file=listing_file)
-    listing_day, _ = resolve_days(options, _today(profile))
+    listing_day = resolve_day(options, _today(profile)).listing_day
     with get_store() as store, Services.build(profile, store, offline=True) as services:
         listing = acquire_listing(store, profile, options, listing_day, services)
         papers = rank.candidates(listing, profile)

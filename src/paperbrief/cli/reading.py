@@ -14,7 +14,6 @@ from paperbrief.fulltext import read_local_file
 from paperbrief.fulltext.fetch import AR5IV_BASE, HTML_BASE, PDF_BASE
 from paperbrief.fulltext.present import document_markdown, document_report, document_summary
 from paperbrief.models import Document, Paper, split_arxiv_id
-from paperbrief.pipeline import read_fulltext
 from paperbrief.profile import LLMSettings
 from paperbrief.services import ArxivEndpoints, Services
 from paperbrief.write.llm_writer import paper_prompt
@@ -82,7 +81,7 @@ def read_command(
             )
             if version is not None:
                 paper = replace(paper, version=version)
-            fetched = read_fulltext(store, paper, services)
+            fetched = services.fulltext.read(store.documents, paper)
         assert fetched is not None  # online, a Document always comes back
         doc = fetched
         if doc.source == "abstract" and not doc.abstract:

@@ -80,6 +80,12 @@ def load_snapshot(path: Path, day: date | None = None) -> Listing:
     )
 
 
+def snapshot_day(path: Path) -> date:
+    """The listing day a snapshot file holds, as ``load_snapshot`` decides it: the date in
+    the file name, else the most common ``announced`` value in the file."""
+    return _day_from_name(Path(path)) or load_snapshot(path).day
+
+
 def _read_capped(path: Path) -> bytes:
     """The file's bytes, gunzipped when it is gzip; never more than MAX_SNAPSHOT_BYTES."""
     with path.open("rb") as stream:
