@@ -11,6 +11,7 @@ import pytest
 
 from paperbrief.profile import load_profile
 from tests.support import EXAMPLE_PROFILE, FIXTURES
+from tests.support.browser import launch_chromium
 from tests.support.embedding import SharedEncoder, VectorSeed
 
 PIPELINE_LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
@@ -52,6 +53,12 @@ def encoder() -> SharedEncoder:
 def pipeline_vectors(encoder: SharedEncoder) -> VectorSeed:
     """Vectors of the pipeline fixture listing and the example profile (computed once)."""
     return VectorSeed(encoder, load_profile(EXAMPLE_PROFILE), [PIPELINE_LISTING])
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for every browser test of the session (each opens its pages)."""
+    yield from launch_chromium()
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from paperbrief.rank.embed import Embedder
 from paperbrief.sources import load_snapshot
 from paperbrief.store import open_store
 from tests.support import EXAMPLE_LISTING, FIXTURES
+from tests.support.embedding import VectorCache
 from tests.support.openai_server import OpenAIServer
 
 LIBRARY = FIXTURES / "library"
@@ -91,8 +92,9 @@ def test_unusable_files_fail_with_a_hint(tmp_path):
 
 @pytest.fixture(scope="module")
 def day_embedder(encoder) -> Embedder:
-    """One embedder for the module: the sample day is embedded once, in memory."""
-    return Embedder(encoder=encoder)
+    """One embedder for the module, holding the sample day's committed vectors (only the
+    proposed lines' texts are embedded)."""
+    return Embedder(VectorCache(), encoder=encoder)
 
 
 def _ranks(profile_path: Path, embedder: Embedder, ids: set[str] = OWN) -> list[int]:

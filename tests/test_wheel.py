@@ -1,6 +1,11 @@
 """The package as a user installs it: `python -m build` makes a wheel with every data file;
 installed into a fresh virtualenv, `paperbrief demo` and `paperbrief profile init` work
-outside the checkout, and the install holds no torch and no CUDA package."""
+outside the checkout, and the install holds no torch and no CUDA package.
+
+The fresh venv is made without its own pip (this pip installs into it with ``--python``);
+the demo's store starts with the sample day's committed vectors
+(``tests/support/embedding.py``), and the installed model itself runs for `profile init
+--from`, which embeds the library."""
 
 from __future__ import annotations
 
@@ -15,8 +20,12 @@ from pathlib import Path
 import pytest
 
 from paperbrief import __version__
+from paperbrief.rank.embed import DEFAULT_MODEL
+from paperbrief.store import open_store
 from tests.support import FIXTURES, ROOT
+from tests.support.embedding import sample_vectors
 
+pytestmark = pytest.mark.wheel
 GPU_PREFIXES = ("torch", "nvidia", "cuda", "triton")
 DATA_FILES = {
     "paperbrief/data/minilm-tokenizer.json",
@@ -72,10 +81,10 @@ def test_the_wheel_has_every_data_file_and_no_gpu_dependency(wheel):
 
 def test_installed_in_a_fresh_venv_it_runs_outside_the_checkout(wheel, tmp_path):
     venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", str(venv)])
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-    run([*pip, str(wheel)])
-    installed = run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"])
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
+    run([*pip, "install", "--quiet", str(wheel)])
+    installed = run([*pip, "list", "--format=freeze"])
     names = [line.split("==")[0].lower() for line in installed.stdout.splitlines()]
     assert "paperbrief" in names and "onnxruntime" in names
     assert not [n for n in names if n.startswith(GPU_PREFIXES)], names
@@ -87,6 +96,8 @@ def test_installed_in_a_fresh_venv_it_runs_outside_the_checkout(wheel, tmp_path)
         "HOME": str(tmp_path / "user"),
         "PAPERBRIEF_HOME": str(tmp_path / "user" / ".paperbrief"),
     }
+    with open_store(tmp_path / "user" / ".paperbrief" / "demo" / "paperbrief.db") as store:
+        store.embeddings.put(DEFAULT_MODEL, sample_vectors())
     paperbrief = str(venv / "bin" / "paperbrief")
     demo = run([paperbrief, "demo", "--out", "digest"], cwd=elsewhere, env=env)
     assert "markdown:" in demo.stdout
