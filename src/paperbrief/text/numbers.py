@@ -29,7 +29,7 @@ Scanning is linear: every context check looks at a bounded window around the tok
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Kind = Literal["value", "error", "reference", "citation", "year", "ratio", "quoted", "identifier"]
@@ -333,7 +333,7 @@ def find_numbers(text: str) -> list[NumberMention]:
             kind = "quoted"
         else:
             kind = _kind(text, match, mention)
-        found.append(_with_kind(mention, kind))
+        found.append(with_kind(mention, kind))
     if any(
         word in text.lower()
         for word in (
@@ -378,44 +378,12 @@ def _word_numbers(text: str) -> list[NumberMention]:
 
 def with_kind(mention: NumberMention, kind: Kind) -> NumberMention:
     """``mention`` in another role (a cell of a standard-error column is an ``error``)."""
-    return _with_kind(mention, kind)
-
-
-def _with_kind(mention: NumberMention, kind: Kind) -> NumberMention:
-    if kind == mention.kind:
-        return mention
-    return NumberMention(
-        mention.text,
-        mention.value,
-        mention.decimals,
-        mention.unit,
-        mention.negative,
-        mention.start,
-        mention.end,
-        mention.in_name,
-        mention.glued_after,
-        mention.grouped,
-        mention.scale,
-        kind,
-    )
+    return mention if kind == mention.kind else replace(mention, kind=kind)
 
 
 def with_unit(mention: NumberMention, unit: str, scale: float = 1.0) -> NumberMention:
     """``mention`` read with ``unit`` and ``scale`` (a bare table cell under "Acc (%)")."""
-    return NumberMention(
-        mention.text,
-        mention.value,
-        mention.decimals,
-        unit,
-        mention.negative,
-        mention.start,
-        mention.end,
-        mention.in_name,
-        mention.glued_after,
-        mention.grouped,
-        scale,
-        mention.kind,
-    )
+    return replace(mention, unit=unit, scale=scale)
 
 
 _HEADER_UNIT = re.compile(
