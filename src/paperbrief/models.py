@@ -8,33 +8,14 @@ Serialisation is the store's business (one codec built on ``pydantic.TypeAdapter
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
 from typing import Literal
 
-from paperbrief.text import NumberMention, shorten
+from paperbrief.text import NumberMention, arxiv, shorten
 
 ListingKind = Literal["new", "cross", "replace"]
-
-_VERSION_RE = re.compile(r"v(\d+)$")
-# An arXiv id without its version: new style (2604.19011) or old style (cs/0601001,
-# math.AG/0601001). One pattern for every reader of ids (CLI, library imports).
-ARXIV_ID_PATTERN = r"(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})"
-
-
-def split_arxiv_id(raw: str) -> tuple[str, int | None]:
-    """Split ``2605.22817v2`` (or an abs/pdf URL) into ``("2605.22817", 2)``."""
-    text = raw.strip()
-    for prefix in ("https://", "http://"):
-        if text.startswith(prefix):
-            text = text.split("/abs/", 1)[-1].split("/pdf/", 1)[-1].split("/html/", 1)[-1]
-    text = text.removeprefix("arXiv:").removeprefix("arxiv:").removesuffix(".pdf").strip("/")
-    match = _VERSION_RE.search(text)
-    if match:
-        return text[: match.start()], int(match.group(1))
-    return text, None
 
 
 @dataclass(frozen=True)
@@ -54,17 +35,15 @@ class Paper:
 
     @property
     def abs_url(self) -> str:
-        return f"https://arxiv.org/abs/{self.id}"
+        return arxiv.abs_url(self.id)
 
     @property
     def pdf_url(self) -> str:
-        suffix = f"v{self.version}" if self.version else ""
-        return f"https://arxiv.org/pdf/{self.id}{suffix}"
+        return arxiv.pdf_url(self.id, self.version)
 
     @property
     def html_url(self) -> str:
-        suffix = f"v{self.version}" if self.version else ""
-        return f"https://arxiv.org/html/{self.id}{suffix}"
+        return arxiv.html_url(self.id, self.version)
 
     @property
     def is_cross_list_only(self) -> bool:

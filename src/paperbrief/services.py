@@ -34,7 +34,6 @@ from datetime import date
 
 from paperbrief import sources
 from paperbrief.environment import llm_configured, resolve_api_key
-from paperbrief.fulltext import fetch as fulltext_fetch
 from paperbrief.fulltext.readers import ArxivFullText, FullTextReader, StoredFullText
 from paperbrief.http import PoliteClient
 from paperbrief.llm import LLMClient
@@ -43,6 +42,7 @@ from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, TextEncoder
 from paperbrief.rank.judge import Judge, LLMJudge, NoJudge
 from paperbrief.sources import ArxivListings, ListingSource, OfflineListings
 from paperbrief.store import Store
+from paperbrief.text import arxiv as arxiv_site
 from paperbrief.transport import Deadline
 from paperbrief.write import LLMWriter, OfflineWriter, Writer
 
@@ -64,9 +64,9 @@ class ArxivEndpoints:
     rss: str = sources.DEFAULT_RSS_BASE
     api: str = sources.DEFAULT_API_BASE
     list_page: str = sources.DEFAULT_LIST_BASE
-    html: str = fulltext_fetch.HTML_BASE
-    ar5iv: str = fulltext_fetch.AR5IV_BASE
-    pdf: str = fulltext_fetch.PDF_BASE
+    html: str = arxiv_site.HTML_BASE
+    ar5iv: str = arxiv_site.AR5IV_BASE
+    pdf: str = arxiv_site.PDF_BASE
 
 
 @dataclass

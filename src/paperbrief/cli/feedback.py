@@ -15,17 +15,18 @@ from rich.table import Table
 from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
 from paperbrief.errors import PaperbriefError
 from paperbrief.library import read_library
-from paperbrief.models import ARXIV_ID_PATTERN, Signal, split_arxiv_id
+from paperbrief.models import Signal
 from paperbrief.rank.imported import load_posts, record_posts
 from paperbrief.records import FeedbackEvent
 from paperbrief.store import Store
+from paperbrief.text.arxiv import ID_PATTERN, split_arxiv_id
 
 
 class FeedbackError(PaperbriefError):
     """A feedback command was given an unusable id or signal."""
 
 
-_ARXIV_ID = re.compile(rf"^{ARXIV_ID_PATTERN}$")
+_ARXIV_ID = re.compile(rf"^{ID_PATTERN}$")
 
 SIGNAL_FLAGS = {"up": "👍", "down": "👎", "save": "saved", "hide": "not interested"}
 

@@ -11,11 +11,11 @@ import click
 from paperbrief.cli.common import CONTEXT, get_profile, get_store, handle_errors
 from paperbrief.errors import FullTextError, ProfileError
 from paperbrief.fulltext import read_local_file
-from paperbrief.fulltext.fetch import AR5IV_BASE, HTML_BASE, PDF_BASE
 from paperbrief.fulltext.present import document_markdown, document_report, document_summary
-from paperbrief.models import Document, Paper, split_arxiv_id
+from paperbrief.models import Document, Paper
 from paperbrief.profile import LLMSettings
 from paperbrief.services import ArxivEndpoints, Services
+from paperbrief.text.arxiv import AR5IV_BASE, HTML_BASE, PDF_BASE, split_arxiv_id
 from paperbrief.write.llm_writer import paper_prompt
 
 

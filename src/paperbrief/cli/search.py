@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
+from paperbrief.text.arxiv import abs_url
 
 
 @click.command(
@@ -51,7 +52,7 @@ def search(words: tuple[str, ...], limit: int, only: str | None, as_json: bool) 
                     "title": p.title,
                     "announced": p.announced,
                     "primary_category": p.primary_category,
-                    "url": f"https://arxiv.org/abs/{p.id}",
+                    "url": abs_url(p.id),
                 }
                 for p in papers
             ],

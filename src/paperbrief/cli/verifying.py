@@ -19,9 +19,10 @@ from paperbrief.cli.common import (
 )
 from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError, ProfileError
 from paperbrief.fulltext import read_local_file
-from paperbrief.models import Document, split_arxiv_id
+from paperbrief.models import Document
 from paperbrief.prompts import describe_profile
 from paperbrief.store import Store
+from paperbrief.text.arxiv import split_arxiv_id
 from paperbrief.write.claims import covered_papers
 from paperbrief.write.verify import VerifyReport, verify_markdown
 

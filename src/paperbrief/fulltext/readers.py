@@ -17,16 +17,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from paperbrief.errors import FATAL
-from paperbrief.fulltext.fetch import (
-    AR5IV_BASE,
-    HTML_BASE,
-    PDF_BASE,
-    DocumentCache,
-    load_or_read_paper,
-)
+from paperbrief.fulltext.fetch import DocumentCache, load_or_read_paper
 from paperbrief.http import PoliteClient
 from paperbrief.models import Document, Fallback, Paper
 from paperbrief.text import shorten
+from paperbrief.text.arxiv import AR5IV_BASE, HTML_BASE, PDF_BASE
 
 
 class FullTextReader(Protocol):

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbrief.errors import PaperbriefError
-from paperbrief.models import ARXIV_ID_PATTERN, split_arxiv_id
+from paperbrief.text.arxiv import ID_PATTERN, NEW_ID, split_arxiv_id
 
 
 class LibraryError(PaperbriefError):
@@ -44,7 +44,7 @@ class LibraryPaper:
 
 
 # A new-style id (2604.19011, optional version) or an old-style one (cs/0601001).
-_ID = r"(" + ARXIV_ID_PATTERN + r"(?:v\d+)?)"
+_ID = r"(" + ID_PATTERN + r"(?:v\d+)?)"
 _ARXIV_PATTERNS = (
     re.compile(r"arxiv\.org/(?:abs|pdf|html)/" + _ID, re.IGNORECASE),
     re.compile(r"10\.48550/arxiv\." + _ID, re.IGNORECASE),
@@ -269,7 +269,7 @@ def read_pdf_folder(folder: Path) -> list[LibraryPaper]:
         except FullTextError:
             continue  # a scan or a damaged file: the other papers still count
         first_words = " ".join(p for s in document.sections[:2] for p in s.paragraphs)[:3000]
-        named = re.search(r"(?<!\d)(\d{4}\.\d{4,5})(?:v\d+)?(?!\d)", path.stem)
+        named = re.search(rf"(?<!\d)({NEW_ID})(?:v\d+)?(?!\d)", path.stem)
         arxiv_id = named.group(1) if named else find_arxiv_id([first_words, document.abstract])
         papers.append(
             replace(

@@ -12,6 +12,8 @@ what a sentence is and what a number is:
 * ``shorten`` (a display cut at a word boundary) and ``shorten_to_fit`` (a strict cut
   under any size measure, e.g. UTF-8 bytes of a chat message);
 * ``clean_tex`` / ``repair_text`` (``tex.py``): TeX as readable text, garbled text repaired.
+* ``arxiv.py``: how an arXiv id is written (the one id pattern, ``split_arxiv_id``) and
+  where its paper lives (``abs_url``, the HTML / PDF / ar5iv bases).
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from paperbrief.text.arxiv import DATED_NEW_ID
+
 Kind = Literal["value", "error", "reference", "citation", "year", "ratio", "quoted", "identifier"]
 
 # unit surface form -> canonical unit
@@ -180,7 +182,7 @@ _COUNTED = re.compile(
     r"students?|workers?|firms?|households?|respondents?|observations?|subjects?)\b)"
 )
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
-_ARXIV_ID = re.compile(r"^(?:\d{2}(?:0[1-9]|1[0-2]))\.\d{4,5}$")
+_ARXIV_ID = re.compile(rf"^{DATED_NEW_ID}$")
 
 
 @dataclass(frozen=True)
