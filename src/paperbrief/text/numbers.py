@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from paperbrief.text.arxiv import DATED_NEW_ID
+from paperbrief.text.cjk import count_ideographs
 
 Kind = Literal["value", "error", "reference", "citation", "year", "ratio", "quoted", "identifier"]
 
@@ -234,7 +235,7 @@ def _spans(pattern: re.Pattern[str], text: str, *, min_words: int = 0) -> list[t
     spans = []
     for match in pattern.finditer(text):
         inner = match.group(0)[1:-1]
-        cjk = sum(1 for char in inner if "\u4e00" <= char <= "\u9fff")
+        cjk = count_ideographs(inner)
         if min_words and len(inner.split()) < min_words and cjk < 2 * min_words:
             continue
         spans.append((match.start(), match.end()))
