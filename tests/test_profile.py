@@ -27,6 +27,21 @@ def test_template_and_example_profile_validate():
     assert any(asset.name == "HomeCheck" for asset in example.assets)
 
 
+def test_one_list_of_languages_feeds_the_check_the_cli_the_prompts_and_the_labels():
+    from paperbrief.labels import LABELS
+    from paperbrief.profile import LANGUAGES
+    from paperbrief.prompts import LANGUAGE_NAMES, LANGUAGE_STYLE
+
+    assert LANGUAGES == ("zh", "en")
+    assert set(LANGUAGE_NAMES) == set(LANGUAGE_STYLE) == set(LABELS) == set(LANGUAGES)
+    init = cli.commands["profile"].commands["init"]  # type: ignore[attr-defined]
+    (choice,) = [p.type for p in init.params if p.name == "language"]
+    assert tuple(choice.choices) == LANGUAGES
+    with pytest.raises(ProfileError, match="language"):
+        text = EXAMPLE_PROFILE.read_text(encoding="utf-8")
+        parse_profile(text.replace('language = "zh"', 'language = "fr"'))
+
+
 def test_unknown_key_is_named_with_the_fix():
     with pytest.raises(ProfileError) as caught:
         parse_profile(filled_template().replace("picks_per_day = 4", "picks_per_dya = 4"))

@@ -594,7 +594,7 @@ _EN = Labels(
     read_only_changed="{key} can only be changed in the profile file, not on this page.",
 )
 
-LABELS: Mapping[str, Labels] = MappingProxyType({"zh": _ZH, "en": _EN})
+LABELS: Mapping[str, Labels] = MappingProxyType({"zh": _ZH, "en": _EN})  # profile.LANGUAGES
 
 
 def labels_for(language: str) -> Labels:

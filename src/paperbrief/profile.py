@@ -17,7 +17,7 @@ import zoneinfo
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -25,6 +25,10 @@ from paperbrief.errors import ProfileError, ProfileProblem
 from paperbrief.profile_checks import check_category, check_template, time_zones
 
 HOME_ENV = "PAPERBRIEF_HOME"
+# The digest's languages, one list: the profile's check, the CLI's --language choice, the
+# prompts' language names and the label tables all read it (a test checks they agree).
+Language = Literal["zh", "en"]
+LANGUAGES: tuple[Language, ...] = get_args(Language)
 
 
 def home_dir() -> Path:
@@ -320,7 +324,7 @@ class Profile(Strict):
     """A researcher's profile. See `paperbrief profile init` for a commented template."""
 
     name: str = Field(description="Who the digest is for.")
-    language: Literal["zh", "en"] = Field("zh", description="Digest language.")
+    language: Language = Field("zh", description="Digest language.")
     categories: list[str] = Field(description="arXiv categories to read, e.g. ['cs.SE'].")
     secondary_categories: list[str] = Field(
         default_factory=list, description="Categories read with a lower prior."

@@ -22,6 +22,7 @@ from paperbrief.errors import PaperbriefError, ProfileError
 from paperbrief.files import write_atomic
 from paperbrief.library import choose_categories, name_lines, profile_toml, propose_lines
 from paperbrief.profile import (
+    LANGUAGES,
     TEMPLATE_NAME,
     LLMSettings,
     load_profile,
@@ -50,7 +51,7 @@ def profile() -> None:
 @click.option("--name", help="Who it is for (else the file says 'Your Name' for you to edit).")
 @click.option("--lines", type=click.IntRange(1, 12), help="How many lines (default: chosen).")
 @click.option("--category", "categories", multiple=True, help="arXiv category to read; repeatable.")
-@click.option("--language", type=click.Choice(["zh", "en"]), default="zh", show_default=True)
+@click.option("--language", type=click.Choice(LANGUAGES), default="zh", show_default=True)
 @click.option("--offline", is_flag=True, help="Ask neither arXiv nor an LLM.")
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 @handle_errors
