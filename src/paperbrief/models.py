@@ -130,6 +130,11 @@ class Document:
     flags: tuple[str, ...] = ()  # quality flags, e.g. "latexml-errors:7", "no-abstract"
     attempts: tuple[str, ...] = field(default=())  # why earlier sources failed
 
+    @property
+    def has_fulltext(self) -> bool:
+        """Read from a full text (HTML, PDF), not only from the abstract."""
+        return self.source not in ("abstract", "")
+
 
 class Signal(StrEnum):
     """What the reader (or the pipeline on their behalf) said about a paper.

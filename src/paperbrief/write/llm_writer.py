@@ -147,7 +147,7 @@ class PaperData:
 
 def paper_data(document: Document | None, paper: Paper, tokens: int) -> PaperData:
     """Exactly the paper text the writer is sent (``paperbrief read --prompt`` prints it)."""
-    if document is None or document.source in ("abstract", ""):
+    if document is None or not document.has_fulltext:
         abstract = document.abstract if document is not None else paper.abstract
         title = (document.title if document is not None else "") or paper.title
         return PaperData(
@@ -233,7 +233,7 @@ def brief_from_read(
     read: PaperRead, scored: ScoredPaper, document: Document | None, language: str
 ) -> PaperBrief:
     """Turn the validated answer into the shared ``PaperBrief`` value."""
-    abstract_only = document is None or document.source in ("abstract", "")
+    abstract_only = document is None or not document.has_fulltext
     figure = _figure(read, document)
     labels = labels_for(language)
     # No document at all means the pipeline had only the listing's abstract to give.

@@ -139,7 +139,7 @@ def write_brief_offline(
     labels = labels_for(language)
     paper = scored.paper
     parts = classify_abstract(paper.abstract)
-    has_fulltext = document is not None and document.source not in ("abstract", "")
+    has_fulltext = document is not None and document.has_fulltext
     used = {
         _key(s)
         for s in (*parts.tldr, *parts.problem, *parts.method, *parts.results, *parts.numbers)
