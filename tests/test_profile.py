@@ -42,6 +42,32 @@ def test_one_list_of_languages_feeds_the_check_the_cli_the_prompts_and_the_label
         parse_profile(text.replace('language = "zh"', 'language = "fr"'))
 
 
+def test_settings_naming_a_path_an_endpoint_or_a_secret_are_protected_on_their_fields():
+    """The web UI's editor keeps them read-only; a new such setting must say so itself."""
+    from pydantic import BaseModel
+
+    from paperbrief.profile import CHANNEL_KINDS, Profile, protected_settings
+
+    def keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+        found = []
+        for name, field in model.model_fields.items():
+            annotation = field.annotation
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                found += keys(annotation, f"{prefix}{name}.")
+            else:
+                found.append(f"{prefix}{name}")
+        return found
+
+    risky = ("_env", "base_url", ".dir", ".folder", ".path", "filename", "ca_file", "smtp_host")
+    protected = protected_settings()
+    assert [key for key in keys(Profile) if key.endswith(risky) and key not in protected] == []
+    assert "delivery.webhooks" in protected and protected["llm.base_url"] == ""
+    by_kind = {kind.kind: kind.protected for kind in CHANNEL_KINDS}
+    assert by_kind["email"][0] == "delivery.email.smtp_host" and by_kind["feed"] == (
+        "delivery.feed.path",
+    )
+
+
 def test_unknown_key_is_named_with_the_fix():
     with pytest.raises(ProfileError) as caught:
         parse_profile(filled_template().replace("picks_per_day = 4", "picks_per_dya = 4"))

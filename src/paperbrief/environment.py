@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from paperbrief.profile import LLMSettings, Profile
+from paperbrief.profile import CHANNEL_KINDS, LLMSettings, Profile
 
 BASE_URL_ENV = "PAPERBRIEF_LLM_BASE_URL"
 MODEL_ENV = "PAPERBRIEF_LLM_MODEL"
@@ -100,14 +100,9 @@ def named_variables(
         variable(BASE_URL_ENV, "LLM endpoint (when [llm] base_url is empty)", needed=False),
         variable(MODEL_ENV, "LLM model (when [llm] model is empty)", needed=False),
     ]
-    mail = profile.delivery.email
-    if mail.smtp_host and mail.username:
-        found.append(variable(mail.password_env, f"SMTP password for {mail.username}"))
-    for hook in profile.delivery.webhooks:
-        if hook.url_env:
-            found.append(variable(hook.url_env, f"{hook.channel} webhook URL", not hook.url))
-        if hook.secret_env:
-            found.append(variable(hook.secret_env, f"{hook.channel} webhook signing secret"))
+    for kind in CHANNEL_KINDS:  # the secrets each configured channel reads
+        for secret in kind.secrets(profile.delivery):
+            found.append(variable(secret.variable, secret.purpose, secret.needed))
     return found
 
 

@@ -228,7 +228,7 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
 
     async def profile_page(request: Request) -> Response:
         """The profile editor. Paths, endpoints and names of secret variables
-        (``profile.PROTECTED_KEYS``) are shown read-only and cannot be changed here."""
+        (``profile.PROTECTED`` on their fields) are shown read-only and cannot be changed here."""
         path = site.profile_path
         exists = path.is_file()
         current = site.profile_text() if exists else ""
