@@ -31,9 +31,11 @@ def test_one_list_of_languages_feeds_the_check_the_cli_the_prompts_and_the_label
     from paperbrief.labels import LABELS
     from paperbrief.profile import LANGUAGES
     from paperbrief.prompts import LANGUAGE_NAMES, LANGUAGE_STYLE
+    from paperbrief.web.labels import WEB_LABELS
 
     assert LANGUAGES == ("zh", "en")
-    assert set(LANGUAGE_NAMES) == set(LANGUAGE_STYLE) == set(LABELS) == set(LANGUAGES)
+    assert set(LANGUAGE_NAMES) == set(LANGUAGE_STYLE) == set(LABELS) == set(WEB_LABELS)
+    assert set(LABELS) == set(LANGUAGES)
     init = cli.commands["profile"].commands["init"]  # type: ignore[attr-defined]
     (choice,) = [p.type for p in init.params if p.name == "language"]
     assert tuple(choice.choices) == LANGUAGES

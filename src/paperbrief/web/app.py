@@ -30,6 +30,7 @@ from paperbrief.models import Signal
 from paperbrief.profile import decode_profile, parse_profile, profile_template
 from paperbrief.store import Store, open_store
 from paperbrief.web import reading
+from paperbrief.web.labels import web_labels_for
 from paperbrief.web.security import (
     CSRF_FIELD,
     PROTECTED_KEYS,
@@ -84,6 +85,7 @@ class Site:
             csrf=request.state.csrf,
             csrf_field=CSRF_FIELD,
             t=labels_for(self.language()),
+            ui=web_labels_for(self.language()),
             here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
             **context,
         )
@@ -246,9 +248,9 @@ def create_app(store_path: Path, profile_path: Path, token: str | None = None) -
             profile = parse_profile(text, str(path))
         except ProfileError as error:
             problems = list(error.problems)
-        labels = labels_for(site.language())
+        words = web_labels_for(site.language())
         locked = [
-            ProfileProblem(item.key, labels.read_only_changed.format(key=item.key), item.line)
+            ProfileProblem(item.key, words.read_only_changed.format(key=item.key), item.line)
             for item in changed_protected(baseline, text)
         ]
         problems += locked
