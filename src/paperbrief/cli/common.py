@@ -7,9 +7,9 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
-from functools import wraps
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -149,31 +149,42 @@ def unexpected(error: BaseException) -> PaperbriefError:
     )
 
 
-def handle_errors(function: F) -> F:
+@contextmanager
+def mapped_errors() -> Iterator[None]:
     """Turn every error into a one-line message, a hint and an exit code.
 
     PaperbriefError carries its own code; an OS error (disk full, permissions), a SQLite
     error or anything unexpected becomes one line too (exit 1), never a traceback — unless
     ``$PAPERBRIEF_DEBUG`` is set. Ctrl-C exits 130 quietly.
     """
-
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except PaperbriefError as error:
-            fail(error)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
+    try:
+        yield
+    except PaperbriefError as error:
+        fail(error)
+    except (click.exceptions.Exit, click.ClickException, click.Abort):
+        raise
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/] — a rerun resumes where this one stopped")
+        sys.exit(130)
+    except Exception as error:
+        if os.environ.get(DEBUG_ENV):
             raise
-        except KeyboardInterrupt:
-            console.print("[yellow]interrupted[/] — a rerun resumes where this one stopped")
-            sys.exit(130)
-        except Exception as error:
-            if os.environ.get(DEBUG_ENV):
-                raise
-            fail(unexpected(error))
+        fail(unexpected(error))
 
-    return wrapper  # type: ignore[return-value]
+
+class PaperbriefGroup(click.Group):
+    """Every command group of the CLI, set up once: ``-h`` and help read at 80 columns
+    (``CONTEXT``, which every command below inherits through click's context), and every
+    error a command raises mapped to one line, a hint and an exit code (``mapped_errors``).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["context_settings"] = {**CONTEXT, **(kwargs.get("context_settings") or {})}
+        super().__init__(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with mapped_errors():
+            return super().invoke(ctx)
 
 
 def profile_option(function: F) -> F:

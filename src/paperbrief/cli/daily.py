@@ -16,11 +16,9 @@ from rich.table import Table
 
 from paperbrief import rank
 from paperbrief.cli.common import (
-    CONTEXT,
     console,
     get_profile,
     get_store,
-    handle_errors,
     profile_option,
     report_empty,
     say,
@@ -164,9 +162,7 @@ def report_run(result: RunResult) -> None:
         raise SystemExit(EXIT_FALLBACKS)
 
 
-@click.command(
-    context_settings=CONTEXT, short_help="Run the day: fetch, rank, read, write, publish."
-)
+@click.command(short_help="Run the day: fetch, rank, read, write, publish.")
 @date_option
 @listing_option
 @profile_option
@@ -177,7 +173,6 @@ def report_run(result: RunResult) -> None:
 @click.option(
     "--strict", is_flag=True, help="Drop LLM-written claims whose numbers the paper lacks."
 )
-@handle_errors
 def run(
     date_text: str | None,
     listing_file: Path | None,
@@ -218,12 +213,11 @@ def run(
     report_run(result)
 
 
-@click.command(context_settings=CONTEXT, short_help="Fetch the day's listing and print its counts.")
+@click.command(short_help="Fetch the day's listing and print its counts.")
 @date_option
 @listing_option
 @profile_option
 @json_option
-@handle_errors
 def fetch(
     date_text: str | None, listing_file: Path | None, profile_path: Path | None, as_json: bool
 ) -> None:
@@ -267,15 +261,12 @@ def fetch(
         click.echo(terminal_text(f"note: {note}"))
 
 
-@click.command(
-    "rank", context_settings=CONTEXT, short_help="The day's ranking with scores and reasons."
-)
+@click.command("rank", short_help="The day's ranking with scores and reasons.")
 @date_option
 @listing_option
 @profile_option
 @click.option("--top", default=20, show_default=True, help="How many rows to show.")
 @json_option
-@handle_errors
 def rank_command(
     date_text: str | None,
     listing_file: Path | None,

@@ -8,10 +8,9 @@ import click
 from rich.markup import escape
 
 from paperbrief.cli.common import (
-    CONTEXT,
+    PaperbriefGroup,
     console,
     get_store,
-    handle_errors,
     profile_option,
     resolve_profile_path,
     terminal_text,
@@ -32,14 +31,12 @@ from paperbrief.profile import (
 from paperbrief.services import Services
 
 
-@click.group(context_settings=CONTEXT, short_help="Create and validate the profile.")
+@click.group(cls=PaperbriefGroup, short_help="Create and validate the profile.")
 def profile() -> None:
     """Create and validate the profile (research lines, categories, output settings)."""
 
 
-@profile.command(
-    "init", context_settings=CONTEXT, short_help="Write a profile: a template, or from your papers."
-)
+@profile.command("init", short_help="Write a profile: a template, or from your papers.")
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False), required=False)
 @click.option(
     "--from",
@@ -54,7 +51,6 @@ def profile() -> None:
 @click.option("--language", type=click.Choice(LANGUAGES), default="zh", show_default=True)
 @click.option("--offline", is_flag=True, help="Ask neither arXiv nor an LLM.")
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
-@handle_errors
 def init(
     path: Path | None,
     library_path: Path | None,
@@ -125,9 +121,8 @@ def _proposed_profile(
     return text
 
 
-@profile.command("check", context_settings=CONTEXT)
+@profile.command("check")
 @profile_option
-@handle_errors
 def check(profile_path: Path | None) -> None:
     """Validate the profile; every problem names its key and the fix.
 

@@ -9,11 +9,9 @@ from pathlib import Path
 import click
 
 from paperbrief.cli.common import (
-    CONTEXT,
     console,
     get_profile,
     get_store,
-    handle_errors,
     profile_option,
     resolve_profile_path,
     say,
@@ -29,9 +27,7 @@ MARKS = {
 }
 
 
-@click.command(
-    "send", context_settings=CONTEXT, short_help="Send a stored digest again, on purpose."
-)
+@click.command("send", short_help="Send a stored digest again, on purpose.")
 @click.option(
     "--date",
     "digest_date",
@@ -52,7 +48,6 @@ MARKS = {
     " (sent ones are skipped).",
 )
 @profile_option
-@handle_errors
 def send(
     digest_date: object, channels: tuple[str, ...], retry_unknown: bool, profile_path: Path | None
 ) -> None:
@@ -114,9 +109,7 @@ def send(
         )
 
 
-@click.command(
-    "serve", context_settings=CONTEXT, short_help="Run the web UI (archive, ranking, feedback)."
-)
+@click.command("serve", short_help="Run the web UI (archive, ranking, feedback).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option(
@@ -126,7 +119,6 @@ def send(
     " use the UI).",
 )
 @profile_option
-@handle_errors
 def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> None:
     """Run the web UI: archive, digests, papers, full ranking, search, profile, feedback.
 

@@ -9,13 +9,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
+from paperbrief.cli.common import console, get_store
 from paperbrief.text.arxiv import abs_url
 
 
-@click.command(
-    "search", context_settings=CONTEXT, short_help="Search stored papers and digests (FTS5)."
-)
+@click.command("search", short_help="Search stored papers and digests (FTS5).")
 @click.argument("words", nargs=-1, required=True)
 @click.option("--limit", default=20, show_default=True, help="Most hits of each kind.")
 @click.option(
@@ -25,7 +23,6 @@ from paperbrief.text.arxiv import abs_url
     help="Search only papers or only digests.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (stable keys).")
-@handle_errors
 def search(words: tuple[str, ...], limit: int, only: str | None, as_json: bool) -> None:
     """Search the stored papers (title, abstract) and digests, best match first.
 
