@@ -64,3 +64,28 @@ def test_no_storage_imports_a_stage():
 
 def test_no_face_imports_a_client():
     assert not [(a, b) for a, b in GRAPH if a in FACES and b in CLIENTS]
+
+
+def test_every_error_class_is_drawn_in_the_tree_of_errors_py():
+    import importlib
+    import pkgutil
+
+    import paperbrief
+    from paperbrief import errors
+
+    for module in pkgutil.walk_packages(paperbrief.__path__, "paperbrief."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    classes, stack = [], [errors.PaperbriefError]
+    while stack:
+        error = stack.pop()
+        classes.append(error)
+        stack.extend(error.__subclasses__())
+    tree = errors.__doc__ or ""
+    missing = []
+    for error in classes:
+        where = error.__module__.removeprefix("paperbrief.")
+        name = error.__name__ if where == "errors" else f"{where}.{error.__name__}"
+        if f"── {name} " not in tree and f"    {name}\n" not in tree:
+            missing.append(name)
+    assert missing == [], "draw them in errors.py's docstring"
