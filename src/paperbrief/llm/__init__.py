@@ -3,7 +3,9 @@
 * ``config.py``: model per role, retry policy (the endpoint and key: ``environment.py``);
 * ``repair.py``: the schema in the prompt, tolerant parsing, the one repair message;
 * ``ledger.py``: the day's budget, usage per role, the record of every call;
-* ``client.py``: ``LLMClient``, whose only public call is ``complete_json``.
+* ``dialect.py``: the wire format (payload, URL, auth, answer and usage): ``OpenAIChat``;
+* ``client.py``: ``LLMClient``, whose only public call is ``complete_json`` (the policy:
+  retries, budget, cache, concurrency, deadlines).
 
 Stages never import the client: they take ``CompletesJSON`` (the judge) or
 ``StructuredLLM`` (the writers), which ``LLMClient`` implements.
