@@ -9,6 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -17,7 +18,8 @@ from paperbrief.cli import cli
 from paperbrief.library import LibraryError, read_library
 from paperbrief.library.formats import split_tags
 from paperbrief.profile import load_profile
-from paperbrief.rank.embed import Embedder
+from paperbrief.rank.embed import DEFAULT_MODEL, Embedder
+from paperbrief.rank.text import text_hash
 from paperbrief.sources import load_snapshot
 from paperbrief.store import open_store
 from tests.support import EXAMPLE_LISTING, FIXTURES
@@ -112,6 +114,28 @@ def test_without_the_library_extra_a_bibtex_export_says_how_to_add_it(tmp_path, 
         ],
     )
     assert result.exit_code == 1 and "paperbrief[library]" in result.output
+
+
+@pytest.fixture(scope="module")
+def library_vectors(encoder) -> dict[str, np.ndarray]:
+    """The vectors of every fixture library's papers, embedded once for the module."""
+    texts = [
+        paper.text
+        for name in ("zotero.bib", "zotero-csl.json", "zotero.ris")
+        for paper in read_library(LIBRARY / name)
+    ]
+    texts = list(dict.fromkeys(texts))
+    vectors = Embedder(VectorCache(), encoder=encoder).embed(texts)
+    return {text_hash(text): vector for text, vector in zip(texts, vectors, strict=True)}
+
+
+@pytest.fixture(autouse=True)
+def library_home(isolated_home: Path, library_vectors) -> Path:
+    """`profile init --from` runs in a home whose vector cache holds the library's papers,
+    so the CLI (which builds its own services) loads no model for them."""
+    with open_store(isolated_home / "paperbrief.db") as store:
+        store.embeddings.put(DEFAULT_MODEL, library_vectors)
+    return isolated_home
 
 
 @pytest.fixture(scope="module")
