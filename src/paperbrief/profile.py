@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticUndefined
 
 from paperbrief.errors import ProfileError, ProfileProblem
 from paperbrief.profile_checks import check_category, check_template, time_zones
@@ -53,6 +54,11 @@ class Strict(BaseModel):
 PROTECTED: dict[str, Any] = {"protected": True}
 
 
+def protected(default: Any = PydanticUndefined, **options: Any) -> Any:
+    """A ``Field`` the web UI's editor keeps read-only (marked ``PROTECTED``)."""
+    return Field(default, json_schema_extra=PROTECTED, **options)
+
+
 class ResearchLine(Strict):
     name: str = Field(description="Short name of the research line, shown in the digest.")
     description: str = Field(
@@ -82,12 +88,8 @@ class Asset(Strict):
 
 
 class OutputSettings(Strict):
-    dir: str = Field(
-        "out", description="Folder for the Markdown and HTML files.", json_schema_extra=PROTECTED
-    )
-    filename: str = Field(
-        "{date}", description="File stem; {date} is the digest date.", json_schema_extra=PROTECTED
-    )
+    dir: str = protected("out", description="Folder for the Markdown and HTML files.")
+    filename: str = protected("{date}", description="File stem; {date} is the digest date.")
     title: str = Field(
         "arXiv 每日速递 {date}", description="Post title; {date} is the digest date."
     )
@@ -176,21 +178,19 @@ class ModelPrice(Strict):
 class LLMSettings(Strict):
     """The LLM boundary: any OpenAI-compatible chat endpoint. The key comes from the env only."""
 
-    base_url: str = Field(
+    base_url: str = protected(
         "",
         description="Endpoint base URL, e.g. https://api.deepseek.com/v1; empty ="
         " $PAPERBRIEF_LLM_BASE_URL, else https://api.openai.com/v1 when a key is set.",
-        json_schema_extra=PROTECTED,
     )
     model: str = Field(
         "", description="Default model; empty = $PAPERBRIEF_LLM_MODEL or gpt-4o-mini."
     )
     judge_model: str = Field("", description="Model for the ranking judge; empty = model.")
     writer_model: str = Field("", description="Model for the deep read; empty = model.")
-    api_key_env: str = Field(
+    api_key_env: str = protected(
         "PAPERBRIEF_LLM_API_KEY",
         description="Environment variable holding the key (OPENAI_API_KEY is the fallback).",
-        json_schema_extra=PROTECTED,
     )
     json_mode: bool = Field(
         True, description="Send response_format=json_object (turn off if the endpoint rejects it)."
@@ -236,15 +236,13 @@ class LLMSettings(Strict):
 
 
 class BlogSettings(Strict):
-    folder: str = Field(
+    folder: str = protected(
         "",
         description="Blog content folder the Markdown post is copied into; empty = off.",
-        json_schema_extra=PROTECTED,
     )
-    filename: str = Field(
+    filename: str = protected(
         "{date}.md",
         description="Post file name; {date} is the digest date.",
-        json_schema_extra=PROTECTED,
     )
     git_commit: bool = Field(
         False, description="Commit the post with git (the folder must be in a git work tree)."
@@ -260,42 +258,31 @@ class BlogSettings(Strict):
 
 
 class EmailSettings(Strict):
-    smtp_host: str = Field(
-        "", description="SMTP server host; empty = e-mail off.", json_schema_extra=PROTECTED
-    )
-    smtp_port: int = Field(
+    smtp_host: str = protected("", description="SMTP server host; empty = e-mail off.")
+    smtp_port: int = protected(
         587,
         ge=1,
         le=65535,
         description="SMTP port (587 STARTTLS, 465 SSL).",
-        json_schema_extra=PROTECTED,
     )
-    security: Literal["starttls", "ssl", "none"] = Field(
+    security: Literal["starttls", "ssl", "none"] = protected(
         "starttls",
         description="starttls | ssl (implicit TLS) | none (local relay only).",
-        json_schema_extra=PROTECTED,
     )
-    username: str = Field(
-        "", description="SMTP login; empty = no login.", json_schema_extra=PROTECTED
-    )
-    password_env: str = Field(
+    username: str = protected("", description="SMTP login; empty = no login.")
+    password_env: str = protected(
         "PAPERBRIEF_SMTP_PASSWORD",
         description="Environment variable holding the SMTP password.",
-        json_schema_extra=PROTECTED,
     )
-    sender: str = Field(
+    sender: str = protected(
         "",
         description="From address, e.g. 'paperbrief <me@example.org>'.",
-        json_schema_extra=PROTECTED,
     )
-    to: list[str] = Field(
-        default_factory=list, description="Recipient addresses.", json_schema_extra=PROTECTED
-    )
+    to: list[str] = protected(default_factory=list, description="Recipient addresses.")
     subject: str = Field("{title}", description="Subject; {title} and {date} are replaced.")
-    ca_file: str = Field(
+    ca_file: str = protected(
         "",
         description="Extra CA bundle to trust (self-hosted server).",
-        json_schema_extra=PROTECTED,
     )
     timeout: float = Field(30.0, gt=0, description="Seconds for connecting and sending.")
 
@@ -323,9 +310,7 @@ class WebhookSettings(Strict):
 
 
 class FeedSettings(Strict):
-    path: str = Field(
-        "", description="Where to write the Atom feed; empty = off.", json_schema_extra=PROTECTED
-    )
+    path: str = protected("", description="Where to write the Atom feed; empty = off.")
     size: int = Field(20, ge=1, le=500, description="How many recent digests the feed lists.")
 
 
@@ -339,9 +324,7 @@ class DeliverySettings(Strict):
     )
     blog: BlogSettings = Field(default_factory=BlogSettings)
     email: EmailSettings = Field(default_factory=EmailSettings)
-    webhooks: list[WebhookSettings] = Field(
-        default_factory=list, description="Chat webhooks.", json_schema_extra=PROTECTED
-    )
+    webhooks: list[WebhookSettings] = protected(default_factory=list, description="Chat webhooks.")
     feed: FeedSettings = Field(default_factory=FeedSettings)
 
     @field_validator("webhooks")
