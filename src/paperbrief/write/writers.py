@@ -147,8 +147,7 @@ class LLMWriter:
                     yield self._brief_fallback(job, profile, error)
 
     def _brief_fallback(self, job: Job, profile: Profile, error: Exception) -> Written:
-        scored, document = job
-        fallback = Fallback.of("brief", error, scored.paper.id)
+        fallback = Fallback.of("brief", error, job[0].paper.id)
         (offline,) = self._fallback.write_briefs([job], profile)
         brief = with_fallback_note(offline.brief, fallback, profile.language)
         # Kept as an offline brief: a rerun asks the LLM again.
@@ -157,8 +156,7 @@ class LLMWriter:
     def write_day(
         self, briefs: Briefs, profile: Profile, day: DayFacts, *, strict: bool = False
     ) -> Composed:
-        strict = strict or profile.llm.strict_numbers
-        try:
+        try:  # (write_day_llm also honours [llm] strict_numbers)
             digest = write_day_llm(
                 self._client, briefs.briefs, profile, day, documents=briefs.documents, strict=strict
             )
