@@ -4,6 +4,7 @@ day's synthesis."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 
@@ -94,6 +95,23 @@ def test_writes_a_full_day_end_to_end(store):
     outcomes = [row.outcome for row in store.llm.calls()]
     roles = [row.role for row in store.llm.calls()]
     assert outcomes == ["ok"] * 4 and sorted(roles) == ["writer"] * 3 + ["writer-day"]
+
+
+def test_deep_reads_run_at_once_and_come_back_in_pick_order(store):
+    """The pipeline's one pool: the picks' deep reads are in flight together (up to the
+    client's concurrency) and handed back in pick order, the slowest first one included."""
+    replies = load_replies()
+
+    def route(body: dict) -> Reply:
+        key = paper_of(body)
+        slow = 0.6 if key == "2605.10001" else 0.1
+        return Reply(content=json.dumps(replies[key], ensure_ascii=False), delay=slow)
+
+    with OpenAIServer(route) as server:
+        written = write_briefs(client_for(server, store, concurrency=3), picks())
+        assert server.max_in_flight == 3
+    assert [done.brief.paper.id for done in written] == ["2605.10001", "2605.10002", "2605.10003"]
+    assert all(done.fallback is None for done in written)
 
 
 def test_abstract_only_pick_is_written_as_such(store):
