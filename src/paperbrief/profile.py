@@ -240,10 +240,7 @@ class BlogSettings(Strict):
         "",
         description="Blog content folder the Markdown post is copied into; empty = off.",
     )
-    filename: str = protected(
-        "{date}.md",
-        description="Post file name; {date} is the digest date.",
-    )
+    filename: str = protected("{date}.md", description="Post file name; {date} is the digest date.")
     git_commit: bool = Field(
         False, description="Commit the post with git (the folder must be in a git work tree)."
     )
@@ -274,16 +271,10 @@ class EmailSettings(Strict):
         "PAPERBRIEF_SMTP_PASSWORD",
         description="Environment variable holding the SMTP password.",
     )
-    sender: str = protected(
-        "",
-        description="From address, e.g. 'paperbrief <me@example.org>'.",
-    )
+    sender: str = protected("", description="From address, e.g. 'paperbrief <me@example.org>'.")
     to: list[str] = protected(default_factory=list, description="Recipient addresses.")
     subject: str = Field("{title}", description="Subject; {title} and {date} are replaced.")
-    ca_file: str = protected(
-        "",
-        description="Extra CA bundle to trust (self-hosted server).",
-    )
+    ca_file: str = protected("", description="Extra CA bundle to trust (self-hosted server).")
     timeout: float = Field(30.0, gt=0, description="Seconds for connecting and sending.")
 
 
@@ -402,14 +393,14 @@ CHANNEL_KINDS: tuple[ChannelKind, ...] = (
         False,
         lambda d: _one("email", bool(d.email.smtp_host)),
         _email_secrets,
-    ),  # fmt: skip
+    ),
     ChannelKind(
         "webhook",
         "delivery.webhooks",
         False,
         lambda d: [h.channel for h in d.webhooks],
         _webhook_secrets,
-    ),  # fmt: skip
+    ),
 )
 
 
