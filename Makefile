@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # find-links); the registry's plain `torch` is a multi-GB CUDA build on Linux x86_64.
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: demo test lint bench minilm clean
+.PHONY: demo test test-fast lint bench minilm clean
 
 # The default install has no torch: the embedding model runs on onnxruntime.
 $(STAMP): pyproject.toml
@@ -21,6 +21,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The inner loop: everything but the browser tests and the wheel build (CI runs `make test`).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not browser and not wheel"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -10,7 +10,7 @@ text, chars/1.5 for Chinese). The day runs with the profile's default ``[llm]`` 
 * judge: the ranking stage's real LLM judge (``rank.judge.judge_ranking``) screening the
   day's top ``--judge`` papers (title + abstract) in batches of ``--batch``;
 * writer: the four real papers of tests/fixtures/fulltext, read with ``read_local_file``,
-  written by ``write_briefs_llm`` (parallel) and ``write_day_llm`` (one synthesis call).
+  written by the pipeline's ``write.LLMWriter`` (parallel deep reads, one synthesis call).
 
 It prints input/output tokens, calls and cost per role, the wall time and the sum of call
 latencies (their ratio shows the concurrency), then reruns the day to show the cache.
@@ -33,16 +33,13 @@ sys.path.insert(0, str(ROOT))
 
 from paperbrief.fulltext import read_local_file  # noqa: E402
 from paperbrief.llm import LLMClient  # noqa: E402
-from paperbrief.models import Paper, ScoredPaper  # noqa: E402
+from paperbrief.models import DayFacts, Paper, ScoredPaper  # noqa: E402
 from paperbrief.profile import LLMSettings, ModelPrice, RankSettings, parse_profile  # noqa: E402
 from paperbrief.rank.judge import judge_ranking  # noqa: E402
 from paperbrief.sources.snapshot import load_snapshot  # noqa: E402
 from paperbrief.store import open_store  # noqa: E402
 from paperbrief.text import estimate_tokens  # noqa: E402
-from paperbrief.write.llm_writer import (  # noqa: E402
-    write_briefs_llm,
-    write_day_llm,
-)
+from paperbrief.write import Briefs, LLMWriter, OfflineWriter  # noqa: E402
 from tests.support.openai_server import OpenAIServer, Reply  # noqa: E402
 
 PAPERS = [
@@ -174,16 +171,11 @@ def run_day(server: OpenAIServer, home: Path, args: argparse.Namespace) -> tuple
             for i, paper in enumerate(_listing_papers(args.judge))
         ]
         judge_ranking(head, judged_profile, client)
-        briefs = write_briefs_llm(client, jobs, profile)
-        write_day_llm(
-            client,
-            briefs,
-            profile,
-            digest_date=date(2026, 5, 24),
-            listing_day=date(2026, 5, 22),
-            papers_considered=args.judge,
-            documents={b.paper.id: d for b, (_, d) in zip(briefs, jobs, strict=True)},
-        )
+        writer = LLMWriter(client, OfflineWriter())
+        briefs = [done.brief for done in writer.write_briefs(jobs, profile)]
+        documents = {b.paper.id: d for b, (_, d) in zip(briefs, jobs, strict=True) if d}
+        day = DayFacts(date(2026, 5, 24), date(2026, 5, 22), args.judge)
+        writer.write_day(Briefs(briefs, documents), profile, day)
         return time.monotonic() - started, client
 
 

@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 from paperbrief.fulltext import read_local_file, writer_view
-from paperbrief.fulltext.document import Document
 from paperbrief.fulltext.roles import roled_sections
+from paperbrief.models import Document
 from paperbrief.profile import LLMSettings
 from paperbrief.text import estimate_tokens
 

@@ -4,13 +4,16 @@ fixture file is used by some test (in the style of arxiv.py's ``pytest_sessionfi
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from paperbrief.profile import load_profile
 from tests.support import EXAMPLE_PROFILE, FIXTURES
+from tests.support.browser import launch_chromium
 from tests.support.embedding import SharedEncoder, VectorSeed
 
 PIPELINE_LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
@@ -29,6 +32,28 @@ def _record_fixture_opens(event: str, args: tuple[object, ...]) -> None:
 
 
 sys.addaudithook(_record_fixture_opens)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Child processes (the kill -9 runs, CLI subprocesses, the PDF reader) share one
+    bytecode cache for the session, so each does not compile paperbrief again from source:
+    an environment may set PYTHONDONTWRITEBYTECODE, and a cache in a temporary folder keeps
+    .pyc files out of the tree as well."""
+    cache = tempfile.mkdtemp(prefix="paperbrief-test-pycache-")
+    config.stash[_PYCACHE] = (cache, os.environ.get("PYTHONDONTWRITEBYTECODE"))
+    os.environ["PYTHONPYCACHEPREFIX"] = cache
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    cache, dont_write = config.stash[_PYCACHE]
+    os.environ.pop("PYTHONPYCACHEPREFIX", None)
+    if dont_write is not None:
+        os.environ["PYTHONDONTWRITEBYTECODE"] = dont_write
+    shutil.rmtree(cache, ignore_errors=True)
+
+
+_PYCACHE = pytest.StashKey[tuple[str, str | None]]()
 
 
 @pytest.fixture(autouse=True)
@@ -52,6 +77,12 @@ def encoder() -> SharedEncoder:
 def pipeline_vectors(encoder: SharedEncoder) -> VectorSeed:
     """Vectors of the pipeline fixture listing and the example profile (computed once)."""
     return VectorSeed(encoder, load_profile(EXAMPLE_PROFILE), [PIPELINE_LISTING])
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for every browser test of the session (each opens its pages)."""
+    yield from launch_chromium()
 
 
 @pytest.fixture

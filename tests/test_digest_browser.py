@@ -12,15 +12,10 @@ import pytest
 from paperbrief.render import render_html
 from paperbrief.store import open_store
 from tests.support import model_answers
-from tests.support.browser import launch_chromium, screenshot
+from tests.support.browser import screenshot
 from tests.support.openai_server import OpenAIServer
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from launch_chromium()
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from paperbrief.rank.embed import (
 )
 from paperbrief.rank.text import text_hash
 from paperbrief.store import open_store
+from tests.support.embedding import SAMPLE_VECTORS, sample_day_texts, sample_vectors
 
 
 def test_rows_are_unit_vectors_and_similar_texts_are_close(encoder):
@@ -50,6 +51,18 @@ def test_the_long_variant_reads_past_128_tokens(encoder):
     assert float(tails[0] @ tails[1]) < 0.9999  # the tails are read
     short = ["Automated program repair with large language models"]
     assert np.allclose(long.encode(short, 1), encoder.encode(short, 1), atol=1e-5)
+
+
+def test_the_committed_sample_day_vectors_are_the_models(encoder):
+    """The vectors tests seed instead of embedding the sample day (tests/support/embedding.py)
+    are the model's: every text they cover, a spread of them embedded again here."""
+    texts = sample_day_texts()
+    committed = sample_vectors()
+    assert set(committed) == {text_hash(text) for text in texts}, "texts changed: rewrite them"
+    spread = texts[:: len(texts) // 24]
+    fresh = encoder.encode(spread, 4)
+    again = np.stack([committed[text_hash(text)] for text in spread])
+    assert np.allclose(fresh, again, atol=1e-5), f"{SAMPLE_VECTORS.name} is stale: rewrite it"
 
 
 def test_batching_and_padding_do_not_change_vectors(encoder):

@@ -15,9 +15,8 @@ import pytest
 
 from paperbrief.errors import FetchFailed, SourceError
 from paperbrief.fulltext import read_paper
-from paperbrief.fulltext.document import Document
 from paperbrief.http import HostUnreachable, PoliteClient
-from paperbrief.models import Paper
+from paperbrief.models import Document, Paper
 from paperbrief.retry import RetryPolicy
 from paperbrief.sources import fetch_listing
 from paperbrief.transport import Deadline

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from paperbrief.fulltext.author_html import parse_author_html
-from paperbrief.fulltext.document import Document
 from paperbrief.fulltext.html_text import parse_html, table_grid
 from paperbrief.fulltext.latexml import classify_html, parse_latexml
 from paperbrief.fulltext.pdf import parse_pdf
+from paperbrief.models import Document
 from paperbrief.store import codec
 from tests.support import FIXTURES
 

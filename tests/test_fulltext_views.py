@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from paperbrief.fulltext import read_local_file
-from paperbrief.fulltext.document import EXAMPLE_MARK, Document, FigureRef, Section, Table
 from paperbrief.fulltext.roles import roled_sections, table_references
 from paperbrief.fulltext.tables import (
     column_labels,
@@ -25,6 +24,7 @@ from paperbrief.fulltext.views import (
     to_figure,
     writer_view,
 )
+from paperbrief.models import EXAMPLE_MARK, Document, FigureRef, Section, Table
 from paperbrief.text import estimate_tokens
 from tests.support import FIXTURES
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -16,10 +18,12 @@ from paperbrief.cli import cli
 from paperbrief.library import LibraryError, read_library
 from paperbrief.library.formats import split_tags
 from paperbrief.profile import load_profile
-from paperbrief.rank.embed import Embedder
+from paperbrief.rank.embed import DEFAULT_MODEL, Embedder
+from paperbrief.rank.text import text_hash
 from paperbrief.sources import load_snapshot
 from paperbrief.store import open_store
 from tests.support import EXAMPLE_LISTING, FIXTURES
+from tests.support.embedding import VectorCache
 from tests.support.openai_server import OpenAIServer
 
 LIBRARY = FIXTURES / "library"
@@ -89,10 +93,56 @@ def test_unusable_files_fail_with_a_hint(tmp_path):
     assert result.exit_code == 1 and "hint:" in result.output
 
 
+def test_without_the_library_extra_a_bibtex_export_says_how_to_add_it(tmp_path, monkeypatch):
+    """bibtexparser and rispy are the `library` extra: absent, reading an export of their
+    format is one line naming the install for pip, pipx and uv (CSL JSON still reads)."""
+    for module in ("bibtexparser", "bibtexparser.middlewares", "rispy"):
+        monkeypatch.setitem(sys.modules, module, None)  # an import of it fails
+    with pytest.raises(LibraryError, match="needs the bibtexparser package") as caught:
+        read_library(LIBRARY / "zotero.bib")
+    assert all(tool in caught.value.hint for tool in ("pip install", "pipx", "uv tool"))
+    assert read_library(LIBRARY / "zotero-csl.json")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "profile",
+            "init",
+            "--from",
+            str(LIBRARY / "zotero.bib"),
+            "--offline",
+            str(tmp_path / "p"),
+        ],
+    )
+    assert result.exit_code == 1 and "paperbrief[library]" in result.output
+
+
+@pytest.fixture(scope="module")
+def library_vectors(encoder) -> dict[str, np.ndarray]:
+    """The vectors of every fixture library's papers, embedded once for the module."""
+    texts = [
+        paper.text
+        for name in ("zotero.bib", "zotero-csl.json", "zotero.ris")
+        for paper in read_library(LIBRARY / name)
+    ]
+    texts = list(dict.fromkeys(texts))
+    vectors = Embedder(VectorCache(), encoder=encoder).embed(texts)
+    return {text_hash(text): vector for text, vector in zip(texts, vectors, strict=True)}
+
+
+@pytest.fixture(autouse=True)
+def library_home(isolated_home: Path, library_vectors) -> Path:
+    """`profile init --from` runs in a home whose vector cache holds the library's papers,
+    so the CLI (which builds its own services) loads no model for them."""
+    with open_store(isolated_home / "paperbrief.db") as store:
+        store.embeddings.put(DEFAULT_MODEL, library_vectors)
+    return isolated_home
+
+
 @pytest.fixture(scope="module")
 def day_embedder(encoder) -> Embedder:
-    """One embedder for the module: the sample day is embedded once, in memory."""
-    return Embedder(encoder=encoder)
+    """One embedder for the module, holding the sample day's committed vectors (only the
+    proposed lines' texts are embedded)."""
+    return Embedder(VectorCache(), encoder=encoder)
 
 
 def _ranks(profile_path: Path, embedder: Embedder, ids: set[str] = OWN) -> list[int]:

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from paperbrief.environment import llm_configured, resolve_api_key
 from paperbrief.errors import BudgetExhausted, LLMError
-from paperbrief.llm import LLMClient, llm_configured, resolve_api_key
+from paperbrief.llm import LLMClient
 from paperbrief.profile import LLMSettings, ModelPrice
 from paperbrief.store import Store, open_store
 from tests.support.openai_server import OpenAIServer, Reply
@@ -63,6 +64,27 @@ def test_returns_validated_object_and_records_usage(server, store):
     assert (call.role, call.outcome) == ("judge", "ok")
     assert (call.prompt_tokens, call.completion_tokens) == (1000, 200)
     assert call.cost == pytest.approx((1000 * 1 + 200 * 2) / 1e6)
+
+
+def test_a_second_wire_format_is_one_small_dialect_class(server, store):
+    """The client's policy (budget, cache, ledger) is the same for any dialect: here one
+    that sends the key in an ``api-key`` header, as Azure OpenAI does."""
+    from paperbrief.llm.dialect import OpenAIChat
+
+    class KeyHeaderChat(OpenAIChat):
+        def headers(self, api_key: str | None) -> dict[str, str]:
+            return {"Content-Type": "application/json", "api-key": api_key or ""}
+
+    server.push(Reply(content=GOOD, prompt_tokens=10, completion_tokens=5))
+    settings = LLMSettings(model="m-default")
+    client = LLMClient(
+        settings, store.llm, api_key="sk-az", day="2026-05-24", base_url=server.url,
+        dialect=KeyHeaderChat(),
+    )  # fmt: skip
+    assert client.complete_json("judge", ASK, Verdict) == Verdict(score=4, why="close to line 1")
+    assert server.headers[0]["api-key"] == "sk-az" and "Authorization" not in server.headers[0]
+    (call,) = store.llm.calls("2026-05-24")
+    assert (call.outcome, call.prompt_tokens, call.completion_tokens) == ("ok", 10, 5)
 
 
 def test_repairs_broken_json_with_the_validation_error(server, store):

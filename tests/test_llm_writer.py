@@ -1,25 +1,26 @@
-"""The LLM writer end to end against a real OpenAI-compatible server on 127.0.0.1."""
+"""The LLM writer end to end against a real OpenAI-compatible server on 127.0.0.1: the
+``LLMWriter`` strategy the pipeline runs (its one deep-read pool, its fallbacks) and the
+day's synthesis."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-from paperbrief.errors import BudgetExhausted, LLMError
-from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for
 from paperbrief.llm import LLMClient
-from paperbrief.models import PaperBrief
+from paperbrief.models import DayFacts, Document, PaperBrief
 from paperbrief.profile import LLMSettings
 from paperbrief.prompts import describe_profile
 from paperbrief.render.markdown import render_markdown
 from paperbrief.store import Store, open_store
+from paperbrief.write import Briefs, LLMWriter, OfflineWriter, Written
 from paperbrief.write.llm_writer import (
     day_messages,
     paper_messages,
-    write_briefs_llm,
     write_day_llm,
     writer_system_prompt,
 )
@@ -46,29 +47,29 @@ def abstract_document(brief: PaperBrief) -> Document:
     return Document(paper.id, paper.title, paper.authors, paper.abstract, source="abstract")
 
 
-def write_day(client: LLMClient, jobs, stored: list[PaperBrief] | None = None):
+def write_briefs(client: LLMClient, jobs, profile=None) -> list[Written]:
+    """The pipeline's writer for ``client``: every pick's deep read, in pick order."""
+    return list(LLMWriter(client, OfflineWriter()).write_briefs(jobs, profile or load_profile()))
+
+
+def write_day(client: LLMClient, jobs):
     profile = load_profile()
-    briefs = write_briefs_llm(
-        client, jobs, profile, on_done=None if stored is None else stored.append
-    )
+    writer = LLMWriter(client, OfflineWriter())
+    written = list(writer.write_briefs(jobs, profile))
     documents = {scored.paper.id: doc for scored, doc in jobs if doc is not None}
-    digest = write_day_llm(
-        client,
-        briefs,
-        profile,
-        digest_date=DAY,
-        listing_day=date(2026, 5, 22),
-        papers_considered=50,
-        documents=documents,
-    )
-    return digest, documents
+    fell_back = frozenset(done.brief.paper.id for done in written if done.fallback)
+    briefs = Briefs([done.brief for done in written], documents, fell_back)
+    composed = writer.write_day(briefs, profile, DayFacts(DAY, date(2026, 5, 22), 50))
+    return composed.digest, documents, written, composed
 
 
 def test_writes_a_full_day_end_to_end(store):
     jobs = picks()
     with OpenAIServer(route_replies()) as server:
-        digest, documents = write_day(client_for(server, store), jobs)
+        digest, documents, written, composed = write_day(client_for(server, store), jobs)
         assert server.request_count == 4  # three deep reads + one synthesis
+    assert not [done for done in written if done.fallback] and composed.fallback is None
+    assert {done.writer for done in written} == {"test-writer"} == {composed.writer}
     first, second, third = digest.briefs
     assert [b.paper.id for b in digest.briefs] == ["2605.10001", "2605.10002", "2605.10003"]
     assert third.text_source == "abstract" and third.notes
@@ -96,11 +97,29 @@ def test_writes_a_full_day_end_to_end(store):
     assert outcomes == ["ok"] * 4 and sorted(roles) == ["writer"] * 3 + ["writer-day"]
 
 
+def test_deep_reads_run_at_once_and_come_back_in_pick_order(store):
+    """The pipeline's one pool: the picks' deep reads are in flight together (up to the
+    client's concurrency) and handed back in pick order, the slowest first one included."""
+    replies = load_replies()
+
+    def route(body: dict) -> Reply:
+        key = paper_of(body)
+        slow = 0.6 if key == "2605.10001" else 0.1
+        return Reply(content=json.dumps(replies[key], ensure_ascii=False), delay=slow)
+
+    with OpenAIServer(route) as server:
+        written = write_briefs(client_for(server, store, concurrency=3), picks())
+        assert server.max_in_flight == 3
+    assert [done.brief.paper.id for done in written] == ["2605.10001", "2605.10002", "2605.10003"]
+    assert all(done.fallback is None for done in written)
+
+
 def test_abstract_only_pick_is_written_as_such(store):
     scored, document = picks()[2]
     assert document is None
     with OpenAIServer(route_replies()) as server:
-        (brief,) = write_briefs_llm(client_for(server, store), [(scored, None)], load_profile())
+        (done,) = write_briefs(client_for(server, store), [(scored, None)])
+        brief = done.brief
         prompt = server.requests[0]["messages"][1]["content"]
     assert "ONLY THE ABSTRACT IS AVAILABLE" in prompt and "extrapolation" in prompt
     assert brief.text_source == "abstract"
@@ -111,7 +130,7 @@ def test_abstract_only_pick_is_written_as_such(store):
 def test_injected_instruction_stays_inside_the_paper_block(store):
     jobs = picks()[:2]
     with OpenAIServer(route_replies()) as server:
-        briefs = write_briefs_llm(client_for(server, store), jobs, load_profile())
+        briefs = [done.brief for done in write_briefs(client_for(server, store), jobs)]
         requests = {paper_of(body): body["messages"] for body in server.requests}
     clean, injected = requests["2605.10001"], requests["2605.10002"]
     # The instructions are the same fixed text for every paper.
@@ -130,19 +149,22 @@ def test_injected_instruction_stays_inside_the_paper_block(store):
     assert briefs[1].direction == "agent 评测方法学"
 
 
-def test_crash_after_two_papers_then_resume_makes_no_repeated_call(store):
+def test_a_failed_pick_falls_back_then_a_rerun_makes_no_repeated_call(store):
     jobs = picks()
     replies_without_third = load_replies()
     third = replies_without_third.pop("2605.10003")
-    finished: list[PaperBrief] = []
     with OpenAIServer(route_replies(replies_without_third)) as server:
-        with pytest.raises(LLMError):
-            write_day(client_for(server, store), jobs, finished)
+        written = write_briefs(client_for(server, store), jobs)
         first_run = server.request_count
+    finished = [done.brief for done in written if done.fallback is None]
     assert sorted(b.paper.id for b in finished) == ["2605.10001", "2605.10002"]
     assert first_run == 3  # two deep reads, then the third paper failed (no retries)
+    failed = written[2]  # in pick order: the third pick keeps its offline brief, saying so
+    assert failed.fallback is not None and failed.fallback.part == "brief"
+    assert failed.fallback.paper_id == "2605.10003" and failed.writer == "offline"
+    assert failed.brief.notes[0].startswith("本篇深读未能由大语言模型完成")
     with OpenAIServer(route_replies({**replies_without_third, "2605.10003": third})) as server:
-        digest, _ = write_day(client_for(server, store), jobs)
+        digest, _, _, _ = write_day(client_for(server, store), jobs)
         resumed = [paper_of(body) for body in server.requests]
     assert sorted(resumed) == ["2605.10003", "day"]  # the two finished papers were not re-asked
     assert len(digest.briefs) == 3
@@ -153,18 +175,23 @@ def test_budget_exhausted_stops_the_day(store):
     jobs = picks()[:2]
     with OpenAIServer(route_replies()) as server:
         client = client_for(server, store, daily_token_budget=3000, concurrency=1)
-        with pytest.raises(BudgetExhausted):
-            write_day(client, jobs)
+        digest, _, written, composed = write_day(client, jobs)
         assert server.request_count == 1
     assert "budget-exhausted" in [call.outcome for call in store.llm.calls()]
+    # What the budget did not cover fell back, and says it was the budget.
+    reasons = [done.fallback.reason if done.fallback else None for done in written]
+    assert sorted(reasons, key=str) == [None, "budget"]  # one deep read paid, one refused
+    assert composed.fallback is not None and composed.fallback.reason == "budget"
+    assert [b.paper.id for b in digest.briefs] == [s.paper.id for s, _ in jobs]
 
 
 def test_invalid_answer_is_repaired_with_the_validation_error(store):
     scored, document = picks()[0]
     with OpenAIServer(route_replies()) as server:
         server.push(Reply(content='{"tldr": "only half an answer"}'))
-        (brief,) = write_briefs_llm(client_for(server, store), [(scored, document)], load_profile())
-        assert server.request_count == 2
+        (done,) = write_briefs(client_for(server, store), [(scored, document)])
+        assert server.request_count == 2 and done.fallback is None
+        brief = done.brief
         repair = server.requests[1]["messages"][-1]["content"]
     assert "validation error" in repair and "reason" in repair and "Field required" in repair
     assert brief.tldr.startswith("StaticFirst")
@@ -173,9 +200,9 @@ def test_invalid_answer_is_repaired_with_the_validation_error(store):
 def test_english_digest_uses_english_headers(store):
     scored, document = picks()[0]
     with OpenAIServer(route_replies()) as server:
-        (brief,) = write_briefs_llm(
-            client_for(server, store), [(scored, document)], load_profile(), language="en"
-        )
+        english = load_profile().model_copy(update={"language": "en"})
+        (done,) = write_briefs(client_for(server, store), [(scored, document)], english)
+        brief = done.brief
         system = server.requests[0]["messages"][0]["content"]
     assert "Write prose in English" in system
     assert brief.results is not None and brief.results.header[-1] == "Source"
@@ -189,7 +216,7 @@ def _with_wrong_number() -> dict:
 
 def test_unsupported_number_is_flagged_in_the_provenance(store):
     with OpenAIServer(route_replies(_with_wrong_number())) as server:
-        digest, _ = write_day(client_for(server, store), picks())
+        digest, _, _, _ = write_day(client_for(server, store), picks())
     provenance = digest.provenance
     assert provenance.numbers_verified == provenance.numbers_checked - 1
     assert provenance.notes == ("未在原文中找到的数字：2605.10001 · TL;DR：93%",)
@@ -200,14 +227,12 @@ def test_strict_drops_the_unsupported_claim_before_the_day_is_written(store):
     with OpenAIServer(route_replies(_with_wrong_number())) as server:
         profile = load_profile()
         client = client_for(server, store)
-        briefs = write_briefs_llm(client, picks(), profile)
+        briefs = [done.brief for done in write_briefs(client, picks(), profile)]
         digest = write_day_llm(
             client,
             briefs,
             profile,
-            digest_date=DAY,
-            listing_day=DAY,
-            papers_considered=3,
+            DayFacts(DAY, DAY, 3),
             documents={s.paper.id: d for s, d in picks() if d is not None},
             strict=True,
         )

@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 from datetime import date
 
-from paperbrief.models import Digest, Paper, ScoredPaper
+from paperbrief.models import DayFacts, Digest, Paper, ScoredPaper
 from paperbrief.profile import load_profile
 from paperbrief.render import render_html, render_markdown
 from paperbrief.store import codec
@@ -61,9 +61,7 @@ def _digest(scored: ScoredPaper, profile, considered: int = 1):
     return write_day_offline(
         [brief],
         profile,
-        digest_date=date(2026, 5, 23),
-        listing_day=date(2026, 5, 22),
-        papers_considered=considered,
+        DayFacts(date(2026, 5, 23), date(2026, 5, 22), considered),
     )
 
 
@@ -113,8 +111,7 @@ def test_offline_digest_renders_tex_as_text():
     profile = load_profile(EXAMPLE_PROFILE)
     brief = write_brief_offline(_scored(_paper(abstract=P2T)), None, profile)
     markdown = render_markdown(
-        write_day_offline([brief], profile, digest_date=date(2026, 5, 23),
-                          listing_day=date(2026, 5, 22), papers_considered=3),
+        write_day_offline([brief], profile, DayFacts(date(2026, 5, 23), date(2026, 5, 22), 3)),
         profile,
     )  # fmt: skip
     assert "p\\*" in markdown and "\\star" not in markdown and "$" not in markdown.split("---")[2]
@@ -137,9 +134,7 @@ def test_markdown_has_the_digest_format_sections_in_order():
     digest = write_day_offline(
         briefs,
         profile,
-        digest_date=date(2026, 5, 23),
-        listing_day=date(2026, 5, 22),
-        papers_considered=480,
+        DayFacts(date(2026, 5, 23), date(2026, 5, 22), 480),
     )
     markdown = render_markdown(digest, profile)
     assert markdown.startswith('---\ntitle: "arXiv 每日速递 2026-05-23"\ndate: 2026-05-23\n')

@@ -27,6 +27,49 @@ def test_template_and_example_profile_validate():
     assert any(asset.name == "HomeCheck" for asset in example.assets)
 
 
+def test_one_list_of_languages_feeds_the_check_the_cli_the_prompts_and_the_labels():
+    from paperbrief.labels import LABELS
+    from paperbrief.profile import LANGUAGES
+    from paperbrief.prompts import LANGUAGE_NAMES, LANGUAGE_STYLE
+    from paperbrief.web.labels import WEB_LABELS
+
+    assert LANGUAGES == ("zh", "en")
+    assert set(LANGUAGE_NAMES) == set(LANGUAGE_STYLE) == set(LABELS) == set(WEB_LABELS)
+    assert set(LABELS) == set(LANGUAGES)
+    init = cli.commands["profile"].commands["init"]  # type: ignore[attr-defined]
+    (choice,) = [p.type for p in init.params if p.name == "language"]
+    assert tuple(choice.choices) == LANGUAGES
+    with pytest.raises(ProfileError, match="language"):
+        text = EXAMPLE_PROFILE.read_text(encoding="utf-8")
+        parse_profile(text.replace('language = "zh"', 'language = "fr"'))
+
+
+def test_settings_naming_a_path_an_endpoint_or_a_secret_are_protected_on_their_fields():
+    """The web UI's editor keeps them read-only; a new such setting must say so itself."""
+    from pydantic import BaseModel
+
+    from paperbrief.profile import CHANNEL_KINDS, Profile, protected_settings
+
+    def keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+        found = []
+        for name, field in model.model_fields.items():
+            annotation = field.annotation
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                found += keys(annotation, f"{prefix}{name}.")
+            else:
+                found.append(f"{prefix}{name}")
+        return found
+
+    risky = ("_env", "base_url", ".dir", ".folder", ".path", "filename", "ca_file", "smtp_host")
+    protected = protected_settings()
+    assert [key for key in keys(Profile) if key.endswith(risky) and key not in protected] == []
+    assert "delivery.webhooks" in protected and protected["llm.base_url"] == ""
+    by_kind = {kind.kind: kind.protected for kind in CHANNEL_KINDS}
+    assert by_kind["email"][0] == "delivery.email.smtp_host" and by_kind["feed"] == (
+        "delivery.feed.path",
+    )
+
+
 def test_unknown_key_is_named_with_the_fix():
     with pytest.raises(ProfileError) as caught:
         parse_profile(filled_template().replace("picks_per_day = 4", "picks_per_dya = 4"))

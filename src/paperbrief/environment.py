@@ -1,27 +1,77 @@
-"""The environment variables a profile names, and whether each is set.
+"""The environment: every variable paperbrief reads, and whether those a profile names are set.
+
+The variables (one name each, here; the data home's ``PAPERBRIEF_HOME`` lives with
+``profile.home_dir``):
+
+* ``PAPERBRIEF_LLM_BASE_URL``, ``PAPERBRIEF_LLM_MODEL``: the endpoint and model when the
+  profile's ``[llm]`` leaves them empty; the key in ``[llm] api_key_env``, else
+  ``OPENAI_API_KEY`` (``resolve_api_key``, ``resolve_base_url``, ``llm_configured``);
+* ``PAPERBRIEF_PROFILE``: the profile when ``--profile`` is not given;
+* ``PAPERBRIEF_WEB_TOKEN``: the web UI's access token;
+* ``PAPERBRIEF_DEBUG``: show the traceback of an unexpected error;
+* the secrets the profile names (SMTP password, webhook URLs and signing secrets).
 
 Secrets live in the environment only; the profile names the variables. ``profile check``
-prints this report so a missing secret is found before the morning's run, and warns where
-a setting without its secret quietly changes behaviour (an LLM endpoint without a key is
-sent requests without one: fine for a local Ollama or vLLM, a 401 anywhere else).
+prints ``named_variables`` so a missing secret is found before the morning's run, and
+``warnings`` where a setting without its secret quietly changes behaviour (an LLM endpoint
+without a key is sent requests without one: fine for a local Ollama or vLLM, a 401
+anywhere else). ``is_loopback`` tells a local host from the others (the web UI serves
+loopback without a token; a keyless endpoint on loopback is expected).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from paperbrief.llm.config import (
-    BASE_URL_ENV,
-    FALLBACK_KEY_ENV,
-    MODEL_ENV,
-    resolve_api_key,
-    resolve_base_url,
-)
-from paperbrief.profile import Profile
-from paperbrief.transport import is_loopback
+from paperbrief.profile import CHANNEL_KINDS, LLMSettings, Profile
+
+BASE_URL_ENV = "PAPERBRIEF_LLM_BASE_URL"
+MODEL_ENV = "PAPERBRIEF_LLM_MODEL"
+FALLBACK_KEY_ENV = "OPENAI_API_KEY"
+PROFILE_ENV = "PAPERBRIEF_PROFILE"
+WEB_TOKEN_ENV = "PAPERBRIEF_WEB_TOKEN"
+DEBUG_ENV = "PAPERBRIEF_DEBUG"  # set to 1 to see the traceback of an unexpected error
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"  # the endpoint a bare key means
+LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and localhost."""
+    name = host.strip("[]").lower()
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def resolve_api_key(settings: LLMSettings, environ: Mapping[str, str] | None = None) -> str | None:
+    """The key from ``settings.api_key_env``, else ``$OPENAI_API_KEY``; None when unset."""
+    env = os.environ if environ is None else environ
+    return env.get(settings.api_key_env) or env.get(FALLBACK_KEY_ENV) or None
+
+
+def resolve_base_url(settings: LLMSettings, environ: Mapping[str, str] | None = None) -> str | None:
+    """The endpoint: settings, else ``$PAPERBRIEF_LLM_BASE_URL``, else OpenAI when a key is set."""
+    env = os.environ if environ is None else environ
+    url = settings.base_url or env.get(BASE_URL_ENV, "")
+    if url:
+        return url.rstrip("/")
+    return OPENAI_BASE_URL if resolve_api_key(settings, env) else None
+
+
+def llm_configured(settings: LLMSettings, environ: Mapping[str, str] | None = None) -> bool:
+    """True when an endpoint is configured (a base URL, or a key for the default endpoint).
+
+    Without one the pipeline uses the offline writer.
+    """
+    return resolve_base_url(settings, environ) is not None
 
 
 @dataclass(frozen=True)
@@ -50,14 +100,9 @@ def named_variables(
         variable(BASE_URL_ENV, "LLM endpoint (when [llm] base_url is empty)", needed=False),
         variable(MODEL_ENV, "LLM model (when [llm] model is empty)", needed=False),
     ]
-    mail = profile.delivery.email
-    if mail.smtp_host and mail.username:
-        found.append(variable(mail.password_env, f"SMTP password for {mail.username}"))
-    for hook in profile.delivery.webhooks:
-        if hook.url_env:
-            found.append(variable(hook.url_env, f"{hook.channel} webhook URL", not hook.url))
-        if hook.secret_env:
-            found.append(variable(hook.secret_env, f"{hook.channel} webhook signing secret"))
+    for kind in CHANNEL_KINDS:  # the secrets each configured channel reads
+        for secret in kind.secrets(profile.delivery):
+            found.append(variable(secret.variable, secret.purpose, secret.needed))
     return found
 
 

@@ -1,7 +1,42 @@
 """One base error with a few subclasses named by condition.
 
 Every error carries a one-line message and a hint that says the fix; the CLI prints both
-and exits with ``exit_code``. Exit codes compose with cron (see README, "Exit codes").
+and exits with ``exit_code`` (1 unless noted). Exit codes compose with cron (see README,
+"Exit codes"). The whole tree, with the modules that define their own (a test checks no
+class is missing here)::
+
+    PaperbriefError
+    ├── ProfileError (2)          the profile is missing or invalid; .problems names each
+    ├── SourceError (5)           a listing or a paper could not be fetched or parsed
+    │   ├── FeedParseError        it arrived but cannot be parsed
+    │   ├── http.HttpStatusError  a non-retryable error status (4xx but 429)
+    │   ├── http.HostUnreachable  no attempt got an answer (DNS, refused, timeout)
+    │   └── http.RunDeadlineReached   the run's deadline has passed
+    ├── StoreError                the SQLite store is unusable        } errors.FATAL: no
+    ├── OutputError               a file could not be written         } fallback helps
+    ├── RunInProgress (9)         another run of the day holds the lock
+    ├── FullTextError             no full text could be read
+    ├── LLMError                  .reason: the fallback's one word ("error")
+    │   ├── BudgetExhausted       budget
+    │   ├── LLMUnreachable        unreachable
+    │   ├── LLMTimeout            timeout
+    │   ├── LLMInvalidAnswer      invalid
+    │   ├── LLMRefused            refused
+    │   └── LLMDeadline           deadline
+    ├── DeliveryError             a channel certainly failed
+    │   └── DeliveryUnknown       it may have been delivered: never resent unasked
+    ├── ServeError (2)            the web UI refuses to start as asked
+    ├── EmptyDay                  nothing to publish, because:
+    │   ├── NoAnnouncement (4)    arXiv announced nothing
+    │   ├── FetchFailed (5)       the listing could not be fetched
+    │   └── NothingPassed (6)     no paper passed the profile's filters
+    ├── library.formats.LibraryError       a library export cannot be read
+    ├── rank.embed.EmbeddingModelError     the bundled embedding model cannot be loaded
+    ├── rank.evaluate.EvaluationError      its listings or picks are missing or malformed
+    ├── rank.imported.PicksFileError       a picks file cannot be read
+    ├── rank.judge.JudgeReplayError        a --judge-replay file cannot be read
+    ├── cli.feedback.FeedbackError         an unusable id or signal
+    └── cli.judging.NoVerdicts             no recorded verdicts to export
 """
 
 from __future__ import annotations
@@ -71,6 +106,15 @@ class FeedParseError(SourceError):
 
 class StoreError(PaperbriefError):
     """The SQLite store is unusable (locked, corrupt, from a newer version)."""
+
+
+class OutputError(PaperbriefError):
+    """A file could not be written (no space, no permission, a folder in the way)."""
+
+
+# Errors no fallback can help with: the store or the output folder itself is broken, so a
+# strategy that falls back on any other failure lets these through.
+FATAL = (StoreError, OutputError)
 
 
 class RunInProgress(PaperbriefError):

@@ -17,11 +17,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from paperbrief.errors import PaperbriefError
-
-
-class OutputError(PaperbriefError):
-    """A file could not be written (no space, no permission, a folder in the way)."""
+from paperbrief.errors import OutputError
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:

@@ -1,8 +1,9 @@
-"""The one per-language table of every word the digest and the web UI print.
+"""The one per-language table of every word the digest prints.
 
 ``Labels`` is typed, so a misspelt label is a mypy error, not a blank heading; writers,
-renderers, delivery, the verifier and the web UI read their words from here and hard-code
-none (punctuation included: ``colon`` and ``separator`` differ between zh and en).
+renderers, delivery, the verifier and the web UI's digest pages read their words from here
+and hard-code none (punctuation included: ``colon`` and ``separator`` differ between zh and
+en). The web UI's own words (its pages, buttons and forms) are ``web.labels.WebLabels``.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-
-from paperbrief.models import Signal
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,6 @@ class Labels:
     theme: str
     reason: str
     info: str
-    no_figure: str
     tldr: str
     problem: str
     method: str
@@ -61,14 +59,11 @@ class Labels:
     writer_offline: str
     abstract_only: str
     not_fetched: str
-    extrapolation: str
     matched_terms: str
     result_headers: tuple[str, ...]  # the key-results table's columns
     unverified_lead: str
     line: str
     stars: str
-    col_benchmark: str
-    col_finding: str
     source_label: str
     numbers_verified: str
     model: str
@@ -77,63 +72,12 @@ class Labels:
     papers_considered: str
     why_line: str
     why_terms: str
-    read_first: str
     full: str
     more: str
-    figure_from: str
     day_offline_summary: str
     with_fulltext: str
     closing_offline: str
-    empty_reason_no_announcement: str
-    empty_reason_fetch_failed: str
     empty_reason_nothing_passed: str
-    archive: str  # web UI
-    ranking: str  # web UI
-    search: str  # web UI
-    profile: str  # web UI
-    up: str  # web UI
-    down: str  # web UI
-    save: str  # web UI
-    hide: str  # web UI
-    note: str  # web UI
-    no_digests: str  # web UI
-    picks: str  # web UI
-    open_digest: str  # web UI
-    raw_page: str  # web UI
-    listing_day: str  # web UI
-    writer: str  # web UI
-    delivered: str  # web UI
-    rank: str  # web UI
-    score: str  # web UI
-    paper: str  # web UI
-    picked: str  # web UI
-    not_picked_hint: str  # web UI
-    show_all: str  # web UI
-    no_ranking: str  # web UI
-    search_placeholder: str  # web UI
-    papers_found: str  # web UI
-    digests_found: str  # web UI
-    nothing_found: str  # web UI
-    authors: str  # web UI
-    categories: str  # web UI
-    abstract: str  # web UI
-    briefs: str  # web UI
-    outline: str  # web UI
-    no_outline: str  # web UI
-    tables: str  # web UI
-    figures: str  # web UI
-    feedback_history: str  # web UI
-    validate: str  # web UI
-    save_profile: str  # web UI
-    profile_valid: str  # web UI
-    profile_saved: str  # web UI
-    profile_problems: str  # web UI
-    line_no: str  # web UI
-    not_found: str  # web UI
-    research_lines: str  # web UI
-    days: str  # web UI
-    token_note: str  # web UI
-    why: str  # web UI: why a paper ranks where it does
     et_al: str  # after the first authors of a long author list
     key_numbers: str  # offline comparison row: the numbers each abstract reports
     strict_removed: str  # footer: {n} clauses/cells cut by strict mode
@@ -171,8 +115,6 @@ class Labels:
     reason_deadline: str
     reason_fetch: str
     reason_error: str
-    read_only: str  # web UI: profile keys edited in the file only
-    read_only_changed: str  # web UI: {key}
 
     def fallback_reason(self, reason: str) -> str:
         """The words for a fallback's reason (``errors.LLMError.reason`` and ``fetch``)."""
@@ -185,16 +127,6 @@ class Labels:
             "deadline": self.reason_deadline,
             "fetch": self.reason_fetch,
         }.get(reason, self.reason_error)
-
-    def signal(self, signal: Signal | str) -> str:
-        """The button name of a feedback signal (the signal itself for pipeline signals)."""
-        value = Signal(signal)
-        return {
-            Signal.UP: self.up,
-            Signal.DOWN: self.down,
-            Signal.SAVE: self.save,
-            Signal.HIDE: self.hide,
-        }.get(value, value.value)
 
 
 _ZH = Labels(
@@ -218,7 +150,6 @@ _ZH = Labels(
     theme="今日主题",
     reason="推荐理由",
     info="论文信息",
-    no_figure="该论文暂无 arXiv HTML 版本，本文不含原图。",
     tldr="TL;DR",
     problem="问题是什么？",
     method="他们怎么做的？",
@@ -241,14 +172,11 @@ _ZH = Labels(
     writer_offline="本期由离线模式生成（未使用大语言模型）：内容全部来自论文元数据、摘要与可获取的全文，以抽取为主，不含推断；无法如实填写的小节已省略。",
     abstract_only="仅依据摘要撰写：未能获取全文。",
     not_fetched="离线模式：本次未读取全文，内容仅依据摘要，不含原图。",
-    extrapolation="（以下为基于摘要的推断，非论文原文结论）",
     matched_terms="命中关键词",
     result_headers=("任务 / 基准", "设置 / 指标", "基线", "本文", "变化", "出处"),
     unverified_lead="未在原文中找到的数字：",
     line="研究方向",
     stars="相关度",
-    col_benchmark="来源",
-    col_finding="报告的结果",
     source_label="全文来源",
     numbers_verified="数字核验",
     model="模型",
@@ -257,66 +185,15 @@ _ZH = Labels(
     papers_considered="今日候选论文",
     why_line="与「{line}」方向相关",
     why_terms="命中：{terms}",
-    read_first="建议先读",
     full="阅读全文",
     more="另有 {n} 篇，见全文",
-    figure_from="原文图",
     day_offline_summary=(
         "今日 {total} 篇新论文中，按画像筛出 {count} 篇：{items}。"
         "以下内容直接取自论文摘要{fulltext}，未经大语言模型改写。"
     ),
     with_fulltext="与全文",
     closing_offline="建议先读《{title}》：它与「{line}」方向最相关（{stars}）。",
-    empty_reason_no_announcement="{day} 没有 arXiv 公告（周末或假日）。",
-    empty_reason_fetch_failed="{day} 的列表获取失败：{detail}",
     empty_reason_nothing_passed="{day} 共 {total} 篇论文，但没有一篇达到画像的最低相关度。",
-    archive="归档",
-    ranking="今日排名",
-    search="搜索",
-    profile="研究档案",
-    up="有用",
-    down="没用",
-    save="收藏",
-    hide="不感兴趣",
-    note="备注（可选）",
-    no_digests="还没有日报。运行 `paperbrief run` 生成第一份。",
-    picks="入选论文",
-    open_digest="阅读日报",
-    raw_page="单独打开页面",
-    listing_day="arXiv 列表日",
-    writer="撰写",
-    delivered="投递",
-    rank="名次",
-    score="分数",
-    paper="论文",
-    picked="已入选",
-    not_picked_hint="当天全部候选论文的排序：已入选的标出，其余是没被选中的。",
-    show_all="显示全部",
-    no_ranking="还没有存储的排名。",
-    search_placeholder="标题、摘要或日报中的词",
-    papers_found="论文",
-    digests_found="日报",
-    nothing_found="没有找到。",
-    authors="作者",
-    categories="分类",
-    abstract="摘要",
-    briefs="日报中的解读",
-    outline="全文结构",
-    no_outline="还没有抓取全文。",
-    tables="表格",
-    figures="图",
-    feedback_history="我的反馈",
-    validate="校验",
-    save_profile="保存",
-    profile_valid="档案有效。",
-    profile_saved="已保存。",
-    profile_problems="档案有问题，未保存：",
-    line_no="第 {n} 行",
-    not_found="没有找到：",
-    research_lines="研究方向",
-    days="其他日期",
-    token_note="",
-    why="理由",
     et_al="等",
     key_numbers="关键数字",
     strict_removed="严格模式删去了 {n} 处在原文中找不到依据的数字（只删所在的分句或表格单元格）。",
@@ -376,8 +253,6 @@ _ZH = Labels(
     reason_deadline="已到本次运行的截止时间",
     reason_fetch="网络或服务器故障",
     reason_error="出现意外错误",
-    read_only="以下设置只能在文件中修改（路径、服务地址、密钥变量名），此处只读：",
-    read_only_changed="{key} 只能在档案文件中修改，网页上不能更改。",
 )
 
 _EN = Labels(
@@ -401,7 +276,6 @@ _EN = Labels(
     theme="Theme of the day",
     reason="Why we picked it",
     info="Paper",
-    no_figure="No arXiv HTML rendering exists for this paper, so no original figures.",
     tldr="TL;DR",
     problem="What is the problem?",
     method="How do they do it?",
@@ -428,7 +302,6 @@ _EN = Labels(
     ),
     abstract_only="Written from the abstract only: the full text was not available.",
     not_fetched="Offline mode: the full text was not read; written from the abstract, no figures.",
-    extrapolation="(extrapolated from the abstract, not a finding of the paper)",
     matched_terms="matched terms",
     result_headers=(
         "Task / benchmark",
@@ -441,8 +314,6 @@ _EN = Labels(
     unverified_lead="Numbers not found in the paper: ",
     line="research line",
     stars="relevance",
-    col_benchmark="Source",
-    col_finding="Reported result",
     source_label="full text source",
     numbers_verified="numbers verified",
     model="model",
@@ -451,68 +322,17 @@ _EN = Labels(
     papers_considered="papers considered today",
     why_line="serves the line “{line}”",
     why_terms="matched: {terms}",
-    read_first="Read first",
     full="Read the full digest",
     more="{n} more in the full digest",
-    figure_from="Figure from the paper",
     day_offline_summary=(
         "Of today's {total} new papers, the profile selects {count}: {items}. Everything "
         "below is taken from the abstracts{fulltext} without LLM rewriting."
     ),
     with_fulltext=" and full texts",
     closing_offline="Read “{title}” first: it is closest to the line “{line}” ({stars}).",
-    empty_reason_no_announcement="arXiv announced nothing on {day} (weekend or holiday).",
-    empty_reason_fetch_failed="The listing for {day} could not be fetched: {detail}",
     empty_reason_nothing_passed=(
         "{day} listed {total} papers, but none reached the profile's minimum relevance."
     ),
-    archive="Archive",
-    ranking="Ranking",
-    search="Search",
-    profile="Profile",
-    up="Useful",
-    down="Not useful",
-    save="Save",
-    hide="Not interested",
-    note="Note (optional)",
-    no_digests="No digests yet. Run `paperbrief run` to make the first one.",
-    picks="Picks",
-    open_digest="Read the digest",
-    raw_page="Open the page alone",
-    listing_day="arXiv listing",
-    writer="Writer",
-    delivered="Delivered",
-    rank="#",
-    score="Score",
-    paper="Paper",
-    picked="picked",
-    not_picked_hint="The day's whole ranking: picks are marked, the rest were not chosen.",
-    show_all="Show all",
-    no_ranking="No ranking stored yet.",
-    search_placeholder="Words in titles, abstracts or digests",
-    papers_found="Papers",
-    digests_found="Digests",
-    nothing_found="Nothing found.",
-    authors="Authors",
-    categories="Categories",
-    abstract="Abstract",
-    briefs="In the digests",
-    outline="Full-text outline",
-    no_outline="Full text not fetched yet.",
-    tables="Tables",
-    figures="Figures",
-    feedback_history="My feedback",
-    validate="Validate",
-    save_profile="Save",
-    profile_valid="The profile is valid.",
-    profile_saved="Saved.",
-    profile_problems="The profile has problems and was not saved:",
-    line_no="line {n}",
-    not_found="Not found: ",
-    research_lines="Research lines",
-    days="Other days",
-    token_note="",
-    why="Why",
     et_al="et al.",
     key_numbers="Key numbers",
     strict_removed=(
@@ -589,12 +409,9 @@ _EN = Labels(
     reason_deadline="the run's deadline was reached",
     reason_fetch="a network or server failure",
     reason_error="an unexpected error",
-    read_only="These settings are edited in the file only (paths, endpoints, names of secret"
-    " variables); shown read-only:",
-    read_only_changed="{key} can only be changed in the profile file, not on this page.",
 )
 
-LABELS: Mapping[str, Labels] = MappingProxyType({"zh": _ZH, "en": _EN})
+LABELS: Mapping[str, Labels] = MappingProxyType({"zh": _ZH, "en": _EN})  # profile.LANGUAGES
 
 
 def labels_for(language: str) -> Labels:

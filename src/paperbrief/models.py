@@ -1,38 +1,21 @@
 """Shared value types that flow between the pipeline's stages.
 
 Stages exchange these plain, typed values; none of them touches storage. The profile
-(the one settings model) lives in ``profile.py``; the full-text ``Document`` lives in
-``fulltext/document.py``; what the store returns besides these lives in ``records.py``.
+(the one settings model) lives in ``profile.py``; what the store returns besides these
+lives in ``records.py``.
 Serialisation is the store's business (one codec built on ``pydantic.TypeAdapter``).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
 from typing import Literal
 
+from paperbrief.text import NumberMention, arxiv, shorten
+
 ListingKind = Literal["new", "cross", "replace"]
-
-_VERSION_RE = re.compile(r"v(\d+)$")
-# An arXiv id without its version: new style (2604.19011) or old style (cs/0601001,
-# math.AG/0601001). One pattern for every reader of ids (CLI, library imports).
-ARXIV_ID_PATTERN = r"(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})"
-
-
-def split_arxiv_id(raw: str) -> tuple[str, int | None]:
-    """Split ``2605.22817v2`` (or an abs/pdf URL) into ``("2605.22817", 2)``."""
-    text = raw.strip()
-    for prefix in ("https://", "http://"):
-        if text.startswith(prefix):
-            text = text.split("/abs/", 1)[-1].split("/pdf/", 1)[-1].split("/html/", 1)[-1]
-    text = text.removeprefix("arXiv:").removeprefix("arxiv:").removesuffix(".pdf").strip("/")
-    match = _VERSION_RE.search(text)
-    if match:
-        return text[: match.start()], int(match.group(1))
-    return text, None
 
 
 @dataclass(frozen=True)
@@ -52,21 +35,105 @@ class Paper:
 
     @property
     def abs_url(self) -> str:
-        return f"https://arxiv.org/abs/{self.id}"
+        return arxiv.abs_url(self.id)
 
     @property
     def pdf_url(self) -> str:
-        suffix = f"v{self.version}" if self.version else ""
-        return f"https://arxiv.org/pdf/{self.id}{suffix}"
+        return arxiv.pdf_url(self.id, self.version)
 
     @property
     def html_url(self) -> str:
-        suffix = f"v{self.version}" if self.version else ""
-        return f"https://arxiv.org/html/{self.id}{suffix}"
+        return arxiv.html_url(self.id, self.version)
 
     @property
     def is_cross_list_only(self) -> bool:
         return bool(self.listings) and all(kind == "cross" for kind in self.listings.values())
+
+
+# ------------------------------------------------------------------ full text
+# The structured full text of one paper (``Document``), and the parts its views for the
+# writers and the verifier read. Parsing lives in ``fulltext/`` (``latexml.py`` for
+# arXiv/ar5iv LaTeXML pages, ``author_html.py``, ``pdf.py``), fetching and the store cache
+# in ``fulltext/fetch.py``, the views (budgeted text, evidence index, figure and
+# results-table choice) in ``fulltext/views.py``; the store keeps Documents through its codec.
+#
+# Flags a Document can carry: ``latexml-errors:N``, ``latexml-body-errors:N``,
+# ``package-alerts:N``, ``no-title``, ``no-authors``, ``no-abstract``, ``missing-images:N``,
+# ``svg-figures:N``, ``author-html``, ``pdf-no-tables``, ``pdf-no-figures``,
+# ``pdf-no-sections``, ``metadata-from-listing``, ``degraded-fallback``, ``abstract-only``,
+# ``fetch-failed``.
+
+# A paragraph that quotes an example (a prompt, a dialogue, a code listing) starts with this
+# mark: the writer sees it as a quotation, and its numbers are never evidence.
+EXAMPLE_MARK = "> "
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    level: int  # 1 = section, 2 = subsection, …
+    paragraphs: tuple[str, ...] = ()  # math kept as its TeX alt-text
+    number: str = ""  # e.g. "4.1" ("A" for an appendix, "" when unnumbered)
+
+    @property
+    def location(self) -> str:
+        """Where a sentence of this section is, e.g. ``Section 4.1 Results``."""
+        return " ".join(part for part in ("Section", self.number, self.heading) if part)
+
+
+@dataclass(frozen=True)
+class Table:
+    caption: str
+    label: str  # e.g. "Table 2"
+    rows: tuple[tuple[str, ...], ...]  # cell grid after expanding colspan/rowspan
+    header_rows: int = 1
+    section: str = ""  # heading of the section the table sits in
+    # (row, column) slots that repeat a spanning cell (colspan/rowspan copies), so a
+    # renderer can show a merged cell once while every column keeps its header text
+    merged: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class FigureRef:
+    caption: str
+    url: str  # absolute, e.g. https://arxiv.org/html/2501.11120v1/x1.png
+    label: str = ""  # e.g. "Figure 1"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A number-bearing sentence or table cell, and where it is.
+
+    ``numbers`` are the evidence numbers as written; ``mentions`` the same numbers as the
+    number grammar read them (a table cell's bare number carries its column's unit).
+    """
+
+    text: str
+    location: str  # e.g. "Table 2" or "Section 4.1 Results"
+    numbers: tuple[str, ...] = ()
+    mentions: tuple[NumberMention, ...] = field(default=(), compare=False)
+    cell: bool = False  # a table cell (its bare numbers may be in its column's unit)
+
+
+@dataclass(frozen=True)
+class Document:
+    arxiv_id: str
+    title: str
+    authors: tuple[str, ...]
+    abstract: str
+    sections: tuple[Section, ...] = ()
+    tables: tuple[Table, ...] = ()
+    figures: tuple[FigureRef, ...] = ()
+    references: tuple[str, ...] = ()
+    source: str = "abstract"  # arxiv-html | ar5iv | pdf | abstract | local-html | local-pdf
+    source_url: str = ""
+    flags: tuple[str, ...] = ()  # quality flags, e.g. "latexml-errors:7", "no-abstract"
+    attempts: tuple[str, ...] = field(default=())  # why earlier sources failed
+
+    @property
+    def has_fulltext(self) -> bool:
+        """Read from a full text (HTML, PDF), not only from the abstract."""
+        return self.source not in ("abstract", "")
 
 
 class Signal(StrEnum):
@@ -178,6 +245,48 @@ class ComparisonTable:
 
 
 OFFLINE_WRITER = "offline"  # Provenance.writer of a digest written without an LLM
+
+
+@dataclass(frozen=True)
+class DayFacts:
+    """Which day a digest is about: its date, the listing day it covers, and how many papers
+    of that listing the reader's categories held (0 until they are counted)."""
+
+    digest_date: date
+    listing_day: date
+    papers_considered: int = 0
+
+
+FallbackPart = Literal["ranking", "fulltext", "brief", "day"]
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """One part of the digest that was made the fallback way, and why.
+
+    Each strategy that can fail returns its result with the Fallback that says what happened
+    (the judge: the cheap ranking stands; a full text: the abstract; a deep read: the
+    offline brief; the day synthesis: the offline assembly). The digest says them in its
+    language (``write.notes``), and the run exits with ``errors.EXIT_FALLBACKS``.
+    """
+
+    part: FallbackPart
+    reason: str  # unreachable | timeout | budget | invalid | refused | deadline | fetch | error
+    detail: str  # the error itself (English), for the terminal and the run record
+    paper_id: str = ""
+
+    @classmethod
+    def of(cls, part: FallbackPart, error: BaseException, paper_id: str = "") -> Fallback:
+        """The fallback ``error`` caused: its one-word reason (``LLMError.reason``, else
+        ``error``) and its text, shortened."""
+        reason = getattr(error, "reason", "error")
+        reason = reason if isinstance(reason, str) else "error"
+        return cls(part, reason, shorten(str(error), 300), paper_id)
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        what = f"{self.part} {self.paper_id}".strip()
+        return f"{what} fell back ({self.reason}): {self.detail}"
 
 
 @dataclass(frozen=True)

@@ -14,17 +14,23 @@ import os
 import re
 import tomllib
 import zoneinfo
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticUndefined
 
 from paperbrief.errors import ProfileError, ProfileProblem
 from paperbrief.profile_checks import check_category, check_template, time_zones
 
 HOME_ENV = "PAPERBRIEF_HOME"
+# The digest's languages, one list: the profile's check, the CLI's --language choice, the
+# prompts' language names and the label tables all read it (a test checks they agree).
+Language = Literal["zh", "en"]
+LANGUAGES: tuple[Language, ...] = get_args(Language)
 
 
 def home_dir() -> Path:
@@ -39,6 +45,18 @@ TEMPLATE_NAME = "Your Name"  # the template's placeholder, which must be replace
 class Strict(BaseModel):
     # TOML has inf and nan; no knob of paperbrief means anything with them.
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+# A setting the web UI's profile editor may not change: where files go, which endpoints are
+# contacted, and the names of the variables holding secrets. Through the editor one could
+# otherwise point [llm] base_url elsewhere and api_key_env at the SMTP password, or the
+# feed at ~/.ssh/authorized_keys. Such a field says so itself (``protected_settings``).
+PROTECTED: dict[str, Any] = {"protected": True}
+
+
+def protected(default: Any = PydanticUndefined, **options: Any) -> Any:
+    """A ``Field`` the web UI's editor keeps read-only (marked ``PROTECTED``)."""
+    return Field(default, json_schema_extra=PROTECTED, **options)
 
 
 class ResearchLine(Strict):
@@ -70,8 +88,8 @@ class Asset(Strict):
 
 
 class OutputSettings(Strict):
-    dir: str = Field("out", description="Folder for the Markdown and HTML files.")
-    filename: str = Field("{date}", description="File stem; {date} is the digest date.")
+    dir: str = protected("out", description="Folder for the Markdown and HTML files.")
+    filename: str = protected("{date}", description="File stem; {date} is the digest date.")
     title: str = Field(
         "arXiv 每日速递 {date}", description="Post title; {date} is the digest date."
     )
@@ -160,7 +178,7 @@ class ModelPrice(Strict):
 class LLMSettings(Strict):
     """The LLM boundary: any OpenAI-compatible chat endpoint. The key comes from the env only."""
 
-    base_url: str = Field(
+    base_url: str = protected(
         "",
         description="Endpoint base URL, e.g. https://api.deepseek.com/v1; empty ="
         " $PAPERBRIEF_LLM_BASE_URL, else https://api.openai.com/v1 when a key is set.",
@@ -170,7 +188,7 @@ class LLMSettings(Strict):
     )
     judge_model: str = Field("", description="Model for the ranking judge; empty = model.")
     writer_model: str = Field("", description="Model for the deep read; empty = model.")
-    api_key_env: str = Field(
+    api_key_env: str = protected(
         "PAPERBRIEF_LLM_API_KEY",
         description="Environment variable holding the key (OPENAI_API_KEY is the fallback).",
     )
@@ -218,10 +236,11 @@ class LLMSettings(Strict):
 
 
 class BlogSettings(Strict):
-    folder: str = Field(
-        "", description="Blog content folder the Markdown post is copied into; empty = off."
+    folder: str = protected(
+        "",
+        description="Blog content folder the Markdown post is copied into; empty = off.",
     )
-    filename: str = Field("{date}.md", description="Post file name; {date} is the digest date.")
+    filename: str = protected("{date}.md", description="Post file name; {date} is the digest date.")
     git_commit: bool = Field(
         False, description="Commit the post with git (the folder must be in a git work tree)."
     )
@@ -236,19 +255,26 @@ class BlogSettings(Strict):
 
 
 class EmailSettings(Strict):
-    smtp_host: str = Field("", description="SMTP server host; empty = e-mail off.")
-    smtp_port: int = Field(587, ge=1, le=65535, description="SMTP port (587 STARTTLS, 465 SSL).")
-    security: Literal["starttls", "ssl", "none"] = Field(
-        "starttls", description="starttls | ssl (implicit TLS) | none (local relay only)."
+    smtp_host: str = protected("", description="SMTP server host; empty = e-mail off.")
+    smtp_port: int = protected(
+        587,
+        ge=1,
+        le=65535,
+        description="SMTP port (587 STARTTLS, 465 SSL).",
     )
-    username: str = Field("", description="SMTP login; empty = no login.")
-    password_env: str = Field(
-        "PAPERBRIEF_SMTP_PASSWORD", description="Environment variable holding the SMTP password."
+    security: Literal["starttls", "ssl", "none"] = protected(
+        "starttls",
+        description="starttls | ssl (implicit TLS) | none (local relay only).",
     )
-    sender: str = Field("", description="From address, e.g. 'paperbrief <me@example.org>'.")
-    to: list[str] = Field(default_factory=list, description="Recipient addresses.")
+    username: str = protected("", description="SMTP login; empty = no login.")
+    password_env: str = protected(
+        "PAPERBRIEF_SMTP_PASSWORD",
+        description="Environment variable holding the SMTP password.",
+    )
+    sender: str = protected("", description="From address, e.g. 'paperbrief <me@example.org>'.")
+    to: list[str] = protected(default_factory=list, description="Recipient addresses.")
     subject: str = Field("{title}", description="Subject; {title} and {date} are replaced.")
-    ca_file: str = Field("", description="Extra CA bundle to trust (self-hosted server).")
+    ca_file: str = protected("", description="Extra CA bundle to trust (self-hosted server).")
     timeout: float = Field(30.0, gt=0, description="Seconds for connecting and sending.")
 
 
@@ -275,7 +301,7 @@ class WebhookSettings(Strict):
 
 
 class FeedSettings(Strict):
-    path: str = Field("", description="Where to write the Atom feed; empty = off.")
+    path: str = protected("", description="Where to write the Atom feed; empty = off.")
     size: int = Field(20, ge=1, le=500, description="How many recent digests the feed lists.")
 
 
@@ -289,19 +315,98 @@ class DeliverySettings(Strict):
     )
     blog: BlogSettings = Field(default_factory=BlogSettings)
     email: EmailSettings = Field(default_factory=EmailSettings)
-    webhooks: list[WebhookSettings] = Field(default_factory=list, description="Chat webhooks.")
+    webhooks: list[WebhookSettings] = protected(default_factory=list, description="Chat webhooks.")
     feed: FeedSettings = Field(default_factory=FeedSettings)
 
     @field_validator("webhooks")
     @classmethod
     def _channels_unique(cls, value: list[WebhookSettings]) -> list[WebhookSettings]:
         names = [hook.channel for hook in value]
-        if len(set(names)) != len(names) or {"blog", "email", "feed"} & set(names):
-            raise ValueError("give each webhook a unique name (not blog, email or feed)")
+        reserved = {kind.kind for kind in CHANNEL_KINDS if kind.kind != "webhook"}
+        if len(set(names)) != len(names) or reserved & set(names):
+            raise ValueError(f"give each webhook a unique name (not {', '.join(sorted(reserved))})")
         for hook in value:
             if not (hook.url or hook.url_env):
                 raise ValueError(f"webhook {hook.channel}: set url_env (or url)")
         return value
+
+
+@dataclass(frozen=True)
+class Secret:
+    """An environment variable a channel reads for a secret, and whether it must be set."""
+
+    variable: str
+    purpose: str
+    needed: bool = True
+
+
+def _one(name: str, on: bool) -> list[str]:
+    return [name] if on else []
+
+
+def _email_secrets(delivery: DeliverySettings) -> list[Secret]:
+    mail = delivery.email
+    if not (mail.smtp_host and mail.username):
+        return []
+    return [Secret(mail.password_env, f"SMTP password for {mail.username}")]
+
+
+def _webhook_secrets(delivery: DeliverySettings) -> list[Secret]:
+    found = []
+    for hook in delivery.webhooks:
+        if hook.url_env:
+            found.append(Secret(hook.url_env, f"{hook.channel} webhook URL", not hook.url))
+        if hook.secret_env:
+            found.append(Secret(hook.secret_env, f"{hook.channel} webhook signing secret"))
+    return found
+
+
+@dataclass(frozen=True)
+class ChannelKind:
+    """One way a digest goes out: a row of ``CHANNEL_KINDS``, the one table of channels.
+
+    ``deliver.dispatch`` sends a configured channel with the sender of its ``kind`` (and
+    retries a stale intent only where ``idempotent``), ``environment`` lists its secrets,
+    and the web UI's profile editor keeps its protected settings read-only.
+    """
+
+    kind: Literal["blog", "feed", "email", "webhook"]
+    settings: str  # its table in the profile, e.g. "delivery.email"
+    idempotent: bool  # a file: writing it again changes nothing
+    names: Callable[[DeliverySettings], list[str]]  # its configured channels ([]: off)
+    secrets: Callable[[DeliverySettings], list[Secret]] = lambda delivery: []
+
+    @property
+    def protected(self) -> tuple[str, ...]:
+        """Its settings the web UI may not change (declared on the fields themselves)."""
+        keys = protected_settings()
+        return tuple(k for k in keys if k == self.settings or k.startswith(self.settings + "."))
+
+
+# In delivery order: the files first, then e-mail, then the webhooks.
+CHANNEL_KINDS: tuple[ChannelKind, ...] = (
+    ChannelKind("blog", "delivery.blog", True, lambda d: _one("blog", bool(d.blog.folder))),
+    ChannelKind("feed", "delivery.feed", True, lambda d: _one("feed", bool(d.feed.path))),
+    ChannelKind(
+        "email",
+        "delivery.email",
+        False,
+        lambda d: _one("email", bool(d.email.smtp_host)),
+        _email_secrets,
+    ),
+    ChannelKind(
+        "webhook",
+        "delivery.webhooks",
+        False,
+        lambda d: [h.channel for h in d.webhooks],
+        _webhook_secrets,
+    ),
+)
+
+
+def channels_of(delivery: DeliverySettings) -> list[tuple[ChannelKind, str]]:
+    """Every configured channel with its kind, in delivery order."""
+    return [(kind, name) for kind in CHANNEL_KINDS for name in kind.names(delivery)]
 
 
 class RunSettings(Strict):
@@ -320,7 +425,7 @@ class Profile(Strict):
     """A researcher's profile. See `paperbrief profile init` for a commented template."""
 
     name: str = Field(description="Who the digest is for.")
-    language: Literal["zh", "en"] = Field("zh", description="Digest language.")
+    language: Language = Field("zh", description="Digest language.")
     categories: list[str] = Field(description="arXiv categories to read, e.g. ['cs.SE'].")
     secondary_categories: list[str] = Field(
         default_factory=list, description="Categories read with a lower prior."
@@ -409,6 +514,19 @@ class Profile(Strict):
             self.model_dump(mode="json", include=fields), sort_keys=True, ensure_ascii=False
         )
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def protected_settings(model: type[BaseModel] | None = None, prefix: str = "") -> dict[str, Any]:
+    """Every setting marked ``PROTECTED`` on its field, by dotted key, with its default, in
+    the order the profile declares them (``output.dir``, ``llm.base_url`` …)."""
+    found: dict[str, Any] = {}
+    for name, field in (model or Profile).model_fields.items():
+        key = f"{prefix}{name}"
+        if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("protected"):
+            found[key] = field.get_default(call_default_factory=True)
+        elif isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel):
+            found.update(protected_settings(field.annotation, key + "."))
+    return found
 
 
 _TOML_LINE = re.compile(r"line (\d+)")

@@ -1,10 +1,23 @@
-"""The composition root: the clients a run needs, built once from the profile.
+"""The composition root: the clients a run needs, built once from the profile, and the
+strategies chosen once from them.
 
 ``Services.build(profile, store, offline=...)`` is the one place that decides which
 external services exist for a run: the embedding model (always; its vectors cached in the
 store), the polite arXiv client (unless offline) and the LLM client (unless offline, and
-only when an endpoint is configured). Whether a run is offline has one truth:
-``services.offline``. The CLI, the web UI, tests and benchmarks all build services here.
+only when an endpoint is configured).
+
+From those clients ``Services`` chooses, once, who does each part of the day (habit 17: no
+stage asks which services exist):
+
+| part      | with the client                            | without it                  |
+|-----------|--------------------------------------------|-----------------------------|
+| listings  | ``sources.ArxivListings`` (arXiv)          | ``sources.OfflineListings`` |
+| full text | ``fulltext.ArxivFullText`` (arXiv)         | ``fulltext.StoredFullText`` |
+| judge     | ``rank.LLMJudge`` (LLM)                    | ``rank.NoJudge``            |
+| writer    | ``write.LLMWriter`` (LLM), offline fallback | ``write.OfflineWriter``     |
+
+Each strategy knows its own failures and returns its result with the ``Fallback`` that
+says what happened. The CLI, the web UI, tests and benchmarks all build services here.
 
 The run's deadline starts here too (``[run] deadline_minutes``): the arXiv and LLM clients
 start no request after ``network_deadline`` (the deadline minus a reserve of a tenth, at
@@ -20,14 +33,18 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from paperbrief import sources
-from paperbrief.fulltext import fetch as fulltext_fetch
+from paperbrief.environment import llm_configured, resolve_api_key
+from paperbrief.fulltext.readers import ArxivFullText, FullTextReader, StoredFullText
 from paperbrief.http import PoliteClient
-from paperbrief.llm import LLMClient, llm_configured, resolve_api_key
-from paperbrief.models import OFFLINE_WRITER
+from paperbrief.llm import LLMClient
 from paperbrief.profile import LLMSettings, Profile
 from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, TextEncoder
+from paperbrief.rank.judge import Judge, LLMJudge, NoJudge
+from paperbrief.sources import ArxivListings, ListingSource, OfflineListings
 from paperbrief.store import Store
+from paperbrief.text import arxiv as arxiv_site
 from paperbrief.transport import Deadline
+from paperbrief.write import LLMWriter, OfflineWriter, Writer
 
 RESERVE_SHARE = 0.1  # of the run's deadline, kept for the fallbacks and publishing
 MAX_RESERVE_SECONDS = 120.0
@@ -47,20 +64,39 @@ class ArxivEndpoints:
     rss: str = sources.DEFAULT_RSS_BASE
     api: str = sources.DEFAULT_API_BASE
     list_page: str = sources.DEFAULT_LIST_BASE
-    html: str = fulltext_fetch.HTML_BASE
-    ar5iv: str = fulltext_fetch.AR5IV_BASE
-    pdf: str = fulltext_fetch.PDF_BASE
+    html: str = arxiv_site.HTML_BASE
+    ar5iv: str = arxiv_site.AR5IV_BASE
+    pdf: str = arxiv_site.PDF_BASE
 
 
 @dataclass
 class Services:
-    """External clients the stages need; built once per run and passed in."""
+    """External clients the stages need, and the strategies chosen from them (module
+    docstring); built once per run and passed in."""
 
     embedder: Embedder
     http: PoliteClient | None = None  # None: offline (no arXiv, no full text, no LLM)
     llm: LLMClient | None = None  # when an LLM endpoint is configured
     arxiv: ArxivEndpoints = field(default_factory=ArxivEndpoints)
     deadline: Deadline | None = None  # when network work stops (None: never)
+    listings: ListingSource = field(init=False)
+    fulltext: FullTextReader = field(init=False)
+    judge: Judge = field(init=False)
+    writer: Writer = field(init=False)
+
+    def __post_init__(self) -> None:
+        """The one place each part's strategy is chosen (the table above)."""
+        arxiv, http, llm = self.arxiv, self.http, self.llm
+        self.listings = (
+            ArxivListings(http, arxiv.rss, arxiv.api, arxiv.list_page)
+            if http
+            else OfflineListings()
+        )
+        self.fulltext = (
+            ArxivFullText(http, arxiv.html, arxiv.ar5iv, arxiv.pdf) if http else StoredFullText()
+        )
+        self.judge = LLMJudge(llm) if llm else NoJudge()
+        self.writer = LLMWriter(llm, OfflineWriter()) if llm else OfflineWriter()
 
     @classmethod
     def build(
@@ -89,29 +125,23 @@ class Services:
         model = profile.rank.embedding_model if profile is not None else DEFAULT_MODEL
         embedder = Embedder(cache=store.embeddings, model_name=model, encoder=encoder)
         deadline = network_deadline(profile.run.deadline_minutes) if profile else None
-        services = cls(embedder=embedder, arxiv=arxiv or ArxivEndpoints(), deadline=deadline)
-        if offline:
-            return services
-        services.http = http or PoliteClient(deadline=deadline)
         settings = profile.llm if profile is not None else llm_settings
-        if settings is not None and llm_configured(settings, env):
-            services.llm = LLMClient(
+        client: LLMClient | None = None
+        if not offline and settings is not None and llm_configured(settings, env):
+            client = LLMClient(
                 settings,
                 store.llm,
                 api_key=resolve_api_key(settings, env),
                 day=day.isoformat() if day else None,
                 deadline=deadline,
             )
-        return services
-
-    @property
-    def offline(self) -> bool:
-        return self.http is None
-
-    @property
-    def writer(self) -> str:
-        """Who writes today's briefs: ``offline`` or the writer model."""
-        return self.llm.model_for("writer") if self.llm is not None else OFFLINE_WRITER
+        return cls(
+            embedder=embedder,
+            http=None if offline else http or PoliteClient(deadline=deadline),
+            llm=client,
+            arxiv=arxiv or ArxivEndpoints(),
+            deadline=deadline,
+        )
 
     def close(self) -> None:
         if self.http is not None:

@@ -19,8 +19,9 @@ calling thread, so the request as a whole ends by then, however the bytes arrive
 from __future__ import annotations
 
 import errno
-import ipaddress
+import functools
 import socket
+import ssl
 import threading
 import time
 import urllib.request
@@ -35,20 +36,6 @@ import httpcore
 import httpx
 
 Clock = Callable[[], float]
-
-
-LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
-
-
-def is_loopback(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 and localhost."""
-    name = host.strip("[]").lower()
-    if name in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)
@@ -227,12 +214,20 @@ class _ResponseStream(httpx.SyncByteStream):
             close()
 
 
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """The verifying TLS context every client shares: loading the CA bundle takes ~25 ms,
+    once per process instead of once per client (a context is safe to share and is never
+    changed after it is made)."""
+    return httpx.create_ssl_context()
+
+
 class BoundedTransport(httpx.BaseTransport):
     """An httpx transport over an httpcore pool whose sockets honour ``within`` deadlines."""
 
     def __init__(self, *, limits: httpx.Limits, proxy: str | None = None) -> None:
         options: dict[str, Any] = {
-            "ssl_context": httpx.create_ssl_context(),
+            "ssl_context": _ssl_context(),
             "max_connections": limits.max_connections,
             "max_keepalive_connections": limits.max_keepalive_connections,
             "keepalive_expiry": limits.keepalive_expiry,

@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from paperbrief.fulltext.document import Document
+from paperbrief.models import Document
 from paperbrief.render import render_markdown
 from paperbrief.store import open_store
 from paperbrief.text import find_numbers
@@ -26,7 +26,7 @@ class HonestDigest:
 
 def llm_digests() -> list[HonestDigest]:
     """The shared answers' day (two real papers) and the field-experiment day, each written
-    by write_briefs_llm + write_day_llm against a loopback endpoint, rendered."""
+    by the LLM writer + write_day_llm against a loopback endpoint, rendered."""
     days = [
         ("llm: shared answers (2501.11120 + 2304.02623)", model_answers.PAPERS),
         ("llm: field experiment (hand-written answer)", model_answers.SYNTHETIC),

@@ -202,14 +202,19 @@ def pdf_bomb(inflated: int) -> bytes:
     inflates to ``inflated`` bytes when a reader opens the page."""
     import zlib
 
-    packer = zlib.compressobj(9)
+    # After a full flush deflate starts afresh, so one block of spaces is compressed once
+    # and its bytes repeated; the zlib header and the Adler-32 of the whole are added here.
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
     head = b"BT /F1 12 Tf 72 720 Td (Hello) Tj ET\n"
-    parts = [packer.compress(head)]
     block = b" " * (16 * 1024 * 1024)
-    for _ in range(inflated // len(block)):
-        parts.append(packer.compress(block))
-    parts.append(packer.flush())
-    stream = b"".join(parts)
+    count = inflated // len(block)
+    first = packer.compress(head) + packer.flush(zlib.Z_FULL_FLUSH)
+    repeated = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+    checksum = zlib.adler32(head)
+    for _ in range(count):
+        checksum = zlib.adler32(block, checksum)
+    deflated = first + repeated * count + packer.flush(zlib.Z_FINISH)
+    stream = b"\x78\xda" + deflated + checksum.to_bytes(4, "big")
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",

@@ -6,8 +6,7 @@ import json
 import re
 from typing import Any
 
-from paperbrief.fulltext.document import Document
-from paperbrief.models import Paper, ScoredPaper
+from paperbrief.models import Document, Paper, ScoredPaper
 from paperbrief.profile import Profile, parse_profile
 from paperbrief.store import codec
 from tests.support import FIXTURES

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from paperbrief.fulltext import read_local_file
-from paperbrief.fulltext.document import Document
 from paperbrief.llm import LLMClient
-from paperbrief.models import Digest, Paper, ScoredPaper
+from paperbrief.models import DayFacts, Digest, Document, Paper, ScoredPaper
 from paperbrief.profile import LLMSettings, Profile, load_profile
 from paperbrief.store import Store
-from paperbrief.write.llm_writer import write_briefs_llm, write_day_llm
+from paperbrief.write import LLMWriter, OfflineWriter
+from paperbrief.write.llm_writer import write_day_llm
 from tests.support import EXAMPLE_PROFILE, FIXTURES
 from tests.support.llm_day import paper_of
 from tests.support.openai_server import OpenAIServer, Reply
@@ -109,19 +109,18 @@ def write_llm_day(
     strict: bool = False,
     docs: dict[str, Document] | None = None,
 ) -> tuple[Digest, dict[str, Document]]:
-    """The day through write_briefs_llm + write_day_llm against ``server``."""
+    """The day through the pipeline's LLM writer + write_day_llm against ``server``."""
     docs = docs or documents()
     settings = LLMSettings(model="strong-model", max_retries=0, backoff_base=0)
     client = LLMClient(settings, store.llm, api_key=None, day=str(DIGEST_DATE), base_url=server.url)
     reader = profile()
-    briefs = write_briefs_llm(client, picks(docs), reader)
+    writer = LLMWriter(client, OfflineWriter())
+    briefs = [done.brief for done in writer.write_briefs(picks(docs), reader)]
     digest = write_day_llm(
         client,
         briefs,
         reader,
-        digest_date=DIGEST_DATE,
-        listing_day=LISTING_DAY,
-        papers_considered=PAPERS_CONSIDERED,
+        DayFacts(DIGEST_DATE, LISTING_DAY, PAPERS_CONSIDERED),
         documents=docs,
         strict=strict,
     )
@@ -169,8 +168,6 @@ def offline_day(papers: dict[str, Path] = OFFLINE_PAPERS) -> tuple[Digest, dict[
     digest = write_day_offline(
         briefs,
         reader,
-        digest_date=DIGEST_DATE,
-        listing_day=LISTING_DAY,
-        papers_considered=PAPERS_CONSIDERED,
+        DayFacts(DIGEST_DATE, LISTING_DAY, PAPERS_CONSIDERED),
     )
     return digest, docs

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from paperbrief.fulltext.document import EXAMPLE_MARK, Document
+from paperbrief.models import EXAMPLE_MARK, Document
 from paperbrief.write.claims import Chunk, claims_in, read_markdown
 from paperbrief.write.verify import Checker
 

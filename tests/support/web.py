@@ -13,8 +13,7 @@ from pathlib import Path
 import httpx
 import uvicorn
 
-from paperbrief.fulltext.document import Document, Section, Table
-from paperbrief.models import Digest, Listing, ScoredPaper
+from paperbrief.models import Digest, Document, Listing, ScoredPaper, Section, Table
 from paperbrief.profile import parse_profile
 from paperbrief.render import render_html, render_markdown
 from paperbrief.store import codec, open_store

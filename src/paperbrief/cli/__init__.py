@@ -20,10 +20,10 @@ from paperbrief.cli import (
     search,
     verifying,
 )
-from paperbrief.cli.common import CONTEXT, configure_output
+from paperbrief.cli.common import PaperbriefGroup, configure_output
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(cls=PaperbriefGroup)
 @click.version_option(__version__, "-V", "--version")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors on stderr.")
 @click.option("-v", "--verbose", count=True, help="Also log each HTTP request and debug detail.")

@@ -7,9 +7,9 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
-from functools import wraps
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -17,6 +17,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from paperbrief.environment import DEBUG_ENV, PROFILE_ENV
 from paperbrief.errors import EmptyDay, PaperbriefError
 from paperbrief.files import os_error
 from paperbrief.profile import Profile, home_dir, load_profile
@@ -27,8 +28,6 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 80}
 DEFAULT_PROFILE = "profile.toml"
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-DEBUG_ENV = "PAPERBRIEF_DEBUG"  # set to 1 to see the traceback of an unexpected error
 
 # Terminal control: C0 (but tab and newline), DEL, C1, and the bidirectional overrides that
 # can make a title read backwards. Paper text is untrusted; none of it may steer a terminal.
@@ -150,31 +149,42 @@ def unexpected(error: BaseException) -> PaperbriefError:
     )
 
 
-def handle_errors(function: F) -> F:
+@contextmanager
+def mapped_errors() -> Iterator[None]:
     """Turn every error into a one-line message, a hint and an exit code.
 
     PaperbriefError carries its own code; an OS error (disk full, permissions), a SQLite
     error or anything unexpected becomes one line too (exit 1), never a traceback — unless
     ``$PAPERBRIEF_DEBUG`` is set. Ctrl-C exits 130 quietly.
     """
-
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except PaperbriefError as error:
-            fail(error)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
+    try:
+        yield
+    except PaperbriefError as error:
+        fail(error)
+    except (click.exceptions.Exit, click.ClickException, click.Abort):
+        raise
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/] — a rerun resumes where this one stopped")
+        sys.exit(130)
+    except Exception as error:
+        if os.environ.get(DEBUG_ENV):
             raise
-        except KeyboardInterrupt:
-            console.print("[yellow]interrupted[/] — a rerun resumes where this one stopped")
-            sys.exit(130)
-        except Exception as error:
-            if os.environ.get(DEBUG_ENV):
-                raise
-            fail(unexpected(error))
+        fail(unexpected(error))
 
-    return wrapper  # type: ignore[return-value]
+
+class PaperbriefGroup(click.Group):
+    """Every command group of the CLI, set up once: ``-h`` and help read at 80 columns
+    (``CONTEXT``, which every command below inherits through click's context), and every
+    error a command raises mapped to one line, a hint and an exit code (``mapped_errors``).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["context_settings"] = {**CONTEXT, **(kwargs.get("context_settings") or {})}
+        super().__init__(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with mapped_errors():
+            return super().invoke(ctx)
 
 
 def profile_option(function: F) -> F:
@@ -191,8 +201,8 @@ def profile_option(function: F) -> F:
 def resolve_profile_path(path: Path | None) -> Path:
     if path is not None:
         return path
-    if os.environ.get("PAPERBRIEF_PROFILE"):
-        return Path(os.environ["PAPERBRIEF_PROFILE"])
+    if os.environ.get(PROFILE_ENV):
+        return Path(os.environ[PROFILE_ENV])
     local = Path(DEFAULT_PROFILE)
     if local.exists():
         return local

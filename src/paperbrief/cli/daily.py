@@ -16,29 +16,28 @@ from rich.table import Table
 
 from paperbrief import rank
 from paperbrief.cli.common import (
-    CONTEXT,
     console,
     get_profile,
     get_store,
-    handle_errors,
     profile_option,
     report_empty,
     say,
     terminal_text,
 )
 from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay
-from paperbrief.fallback import fallback_lines
 from paperbrief.labels import stars_text
+from paperbrief.models import Fallback
 from paperbrief.pipeline import (
     RunOptions,
     RunResult,
     acquire_listing,
     rank_day,
-    resolve_days,
+    resolve_day,
     run_day,
 )
 from paperbrief.profile import Profile
 from paperbrief.services import Services
+from paperbrief.text import shorten
 
 T = TypeVar("T")
 
@@ -104,6 +103,18 @@ date_option = click.option(
 )
 
 
+def fallback_lines(fallbacks: Sequence[Fallback]) -> list[str]:
+    """One terminal line per part and reason, its papers grouped, the first error shown."""
+    grouped: dict[tuple[str, str], list[Fallback]] = {}
+    for fallback in fallbacks:
+        grouped.setdefault((fallback.part, fallback.reason), []).append(fallback)
+    lines = []
+    for (part, reason), items in grouped.items():
+        papers = ", ".join(item.paper_id for item in items if item.paper_id)
+        lines.append(f"{part} {papers}".strip() + f" ({reason}): {shorten(items[0].detail, 200)}")
+    return lines
+
+
 def report_run(result: RunResult) -> None:
     """What a run did: notes and picks on stderr, the files written on stdout; exits 7 when a
     delivery channel failed or is unknown, 8 when the digest was published with fallbacks."""
@@ -151,9 +162,7 @@ def report_run(result: RunResult) -> None:
         raise SystemExit(EXIT_FALLBACKS)
 
 
-@click.command(
-    context_settings=CONTEXT, short_help="Run the day: fetch, rank, read, write, publish."
-)
+@click.command(short_help="Run the day: fetch, rank, read, write, publish.")
 @date_option
 @listing_option
 @profile_option
@@ -164,7 +173,6 @@ def report_run(result: RunResult) -> None:
 @click.option(
     "--strict", is_flag=True, help="Drop LLM-written claims whose numbers the paper lacks."
 )
-@handle_errors
 def run(
     date_text: str | None,
     listing_file: Path | None,
@@ -192,10 +200,10 @@ def run(
         strict=strict,
     )
     today = _today(profile)
-    budget_day = options.digest_date or today  # the LLM budget is scoped to the digest date
+    day = resolve_day(options, today)  # the LLM budget is scoped to the digest date
     with (
         get_store() as store,
-        Services.build(profile, store, offline=offline, day=budget_day) as services,
+        Services.build(profile, store, offline=offline, day=day.digest_date) as services,
     ):
         try:
             with RichReporter() as reporter:
@@ -205,12 +213,11 @@ def run(
     report_run(result)
 
 
-@click.command(context_settings=CONTEXT, short_help="Fetch the day's listing and print its counts.")
+@click.command(short_help="Fetch the day's listing and print its counts.")
 @date_option
 @listing_option
 @profile_option
 @json_option
-@handle_errors
 def fetch(
     date_text: str | None, listing_file: Path | None, profile_path: Path | None, as_json: bool
 ) -> None:
@@ -221,7 +228,7 @@ def fetch(
     """
     profile = get_profile(profile_path)
     options = RunOptions(digest_date=_date(date_text), listing_file=listing_file, force=True)
-    listing_day, _ = resolve_days(options, _today(profile))
+    listing_day = resolve_day(options, _today(profile)).listing_day
     with get_store() as store, Services.build(profile, store, offline=False) as services:
         try:
             listing = acquire_listing(store, profile, options, listing_day, services)
@@ -254,15 +261,12 @@ def fetch(
         click.echo(terminal_text(f"note: {note}"))
 
 
-@click.command(
-    "rank", context_settings=CONTEXT, short_help="The day's ranking with scores and reasons."
-)
+@click.command("rank", short_help="The day's ranking with scores and reasons.")
 @date_option
 @listing_option
 @profile_option
 @click.option("--top", default=20, show_default=True, help="How many rows to show.")
 @json_option
-@handle_errors
 def rank_command(
     date_text: str | None,
     listing_file: Path | None,
@@ -277,7 +281,7 @@ def rank_command(
     """
     profile = get_profile(profile_path)
     options = RunOptions(digest_date=_date(date_text), listing_file=listing_file)
-    listing_day, _ = resolve_days(options, _today(profile))
+    listing_day = resolve_day(options, _today(profile)).listing_day
     with get_store() as store, Services.build(profile, store, offline=True) as services:
         listing = acquire_listing(store, profile, options, listing_day, services)
         papers = rank.candidates(listing, profile)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from paperbrief.cli.common import CONTEXT, console, handle_errors, report_empty
+from paperbrief.cli.common import console, report_empty
 from paperbrief.cli.daily import RichReporter, report_run
 from paperbrief.errors import EmptyDay
 from paperbrief.pipeline import RunOptions, run_day
@@ -26,9 +26,7 @@ def sample_file(name: str) -> resources.abc.Traversable:
     return resources.files("paperbrief") / "data" / "sample" / name
 
 
-@click.command(
-    "demo", context_settings=CONTEXT, short_help="A digest from the bundled sample day, offline."
-)
+@click.command("demo", short_help="A digest from the bundled sample day, offline.")
 @click.option(
     "--out",
     "out_dir",
@@ -38,7 +36,6 @@ def sample_file(name: str) -> resources.abc.Traversable:
     help="Folder for the digest files.",
 )
 @click.option("--force", is_flag=True, help="Regenerate the digest even if it exists.")
-@handle_errors
 def demo(out_dir: Path, force: bool) -> None:
     """Make a digest from the bundled sample day, offline: no key, no network.
 

@@ -12,25 +12,26 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
+from paperbrief.cli.common import PaperbriefGroup, console, get_store
 from paperbrief.errors import PaperbriefError
 from paperbrief.library import read_library
-from paperbrief.models import ARXIV_ID_PATTERN, Signal, split_arxiv_id
+from paperbrief.models import Signal
 from paperbrief.rank.imported import load_posts, record_posts
 from paperbrief.records import FeedbackEvent
 from paperbrief.store import Store
+from paperbrief.text.arxiv import ID_PATTERN, split_arxiv_id
 
 
 class FeedbackError(PaperbriefError):
     """A feedback command was given an unusable id or signal."""
 
 
-_ARXIV_ID = re.compile(rf"^{ARXIV_ID_PATTERN}$")
+_ARXIV_ID = re.compile(rf"^{ID_PATTERN}$")
 
 SIGNAL_FLAGS = {"up": "👍", "down": "👎", "save": "saved", "hide": "not interested"}
 
 
-class FeedbackGroup(click.Group):
+class FeedbackGroup(PaperbriefGroup):
     """`feedback <id> --up` records a signal; `feedback import FILE` is a subcommand.
 
     Anything that is not a subcommand name is taken as a paper id and handed to the
@@ -48,7 +49,6 @@ class FeedbackGroup(click.Group):
 @click.group(
     "feedback",
     cls=FeedbackGroup,
-    context_settings=CONTEXT,
     short_help="Signals on papers: record, list, undo, import.",
 )
 def feedback() -> None:
@@ -65,7 +65,7 @@ def feedback() -> None:
     """
 
 
-@feedback.command("record", context_settings=CONTEXT, hidden=True)
+@feedback.command("record", hidden=True)
 @click.argument("paper_id")
 @click.option("--up", is_flag=True, help="👍 more like this.")
 @click.option("--down", is_flag=True, help="👎 less like this.")
@@ -73,7 +73,6 @@ def feedback() -> None:
 @click.option("--hide", is_flag=True, help="Not interested (a strong 👎).")
 @click.option("--read", is_flag=True, help="I read it (a mild 👍).")
 @click.option("--note", default=None, help="A free-text note kept with the signal.")
-@handle_errors
 def feedback_record(
     paper_id: str, up: bool, down: bool, save: bool, hide: bool, read: bool, note: str | None
 ) -> None:
@@ -171,11 +170,8 @@ def import_format(path: Path) -> str:
     return "library"
 
 
-@feedback.command(
-    "import", context_settings=CONTEXT, short_help="Import picks or liked papers (Zotero export)."
-)
+@feedback.command("import", short_help="Import picks or liked papers (Zotero export).")
 @click.argument("path", type=click.Path(path_type=Path, exists=True))
-@handle_errors
 def feedback_import(path: Path) -> None:
     """Import a reading history: a picks file, or papers you liked.
 
@@ -200,13 +196,10 @@ def _event_json(event: FeedbackEvent, title: str) -> dict[str, object]:
     }
 
 
-@feedback.command(
-    "list", context_settings=CONTEXT, short_help="The signals you gave, newest first."
-)
+@feedback.command("list", short_help="The signals you gave, newest first.")
 @click.option("--limit", default=30, show_default=True, help="How many, newest first.")
 @click.option("--all", "everything", is_flag=True, help="Also imported and pipeline signals.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (stable keys).")
-@handle_errors
 def feedback_list(limit: int, everything: bool, as_json: bool) -> None:
     """List the signals you gave (CLI and web UI), newest first, with their ids.
 
@@ -241,11 +234,8 @@ def feedback_list(limit: int, everything: bool, as_json: bool) -> None:
 READER_SOURCES = ("cli", "web")
 
 
-@feedback.command(
-    "undo", context_settings=CONTEXT, short_help="Remove your last signal (or one by id)."
-)
+@feedback.command("undo", short_help="Remove your last signal (or one by id).")
 @click.argument("event_id", type=int, required=False)
-@handle_errors
 def feedback_undo(event_id: int | None) -> None:
     """Remove your last signal (CLI or web UI), or the one with EVENT_ID (see `list`)."""
     with get_store() as store:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
+from paperbrief.cli.common import PaperbriefGroup, console, get_store
 from paperbrief.errors import PaperbriefError
 from paperbrief.files import write_atomic
 from paperbrief.rank.judge import replay_record
@@ -18,14 +18,12 @@ class NoVerdicts(PaperbriefError):
     """Nothing to export: no judge verdict is recorded in the asked range."""
 
 
-@click.group("judge", context_settings=CONTEXT, short_help="The LLM judge's recorded verdicts.")
+@click.group("judge", cls=PaperbriefGroup, short_help="The LLM judge's recorded verdicts.")
 def judge_group() -> None:
     """The LLM judge's verdicts: every `paperbrief run` with an LLM records them."""
 
 
-@judge_group.command(
-    "export", context_settings=CONTEXT, short_help="Write the recorded verdicts as JSON."
-)
+@judge_group.command("export", short_help="Write the recorded verdicts as JSON.")
 @click.option(
     "--out",
     "out_path",
@@ -38,7 +36,6 @@ def judge_group() -> None:
 @click.option("--until", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="Last listing day to export (YYYY-MM-DD).")  # fmt: skip
 @click.option("--model", default=None, help="Only this judge model's verdicts.")
-@handle_errors
 def judge_export(
     out_path: Path | None, since: datetime | None, until: datetime | None, model: str | None
 ) -> None:

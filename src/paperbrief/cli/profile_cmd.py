@@ -8,10 +8,9 @@ import click
 from rich.markup import escape
 
 from paperbrief.cli.common import (
-    CONTEXT,
+    PaperbriefGroup,
     console,
     get_store,
-    handle_errors,
     profile_option,
     resolve_profile_path,
     terminal_text,
@@ -22,6 +21,7 @@ from paperbrief.errors import PaperbriefError, ProfileError
 from paperbrief.files import write_atomic
 from paperbrief.library import choose_categories, name_lines, profile_toml, propose_lines
 from paperbrief.profile import (
+    LANGUAGES,
     TEMPLATE_NAME,
     LLMSettings,
     load_profile,
@@ -31,14 +31,12 @@ from paperbrief.profile import (
 from paperbrief.services import Services
 
 
-@click.group(context_settings=CONTEXT, short_help="Create and validate the profile.")
+@click.group(cls=PaperbriefGroup, short_help="Create and validate the profile.")
 def profile() -> None:
     """Create and validate the profile (research lines, categories, output settings)."""
 
 
-@profile.command(
-    "init", context_settings=CONTEXT, short_help="Write a profile: a template, or from your papers."
-)
+@profile.command("init", short_help="Write a profile: a template, or from your papers.")
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False), required=False)
 @click.option(
     "--from",
@@ -50,10 +48,9 @@ def profile() -> None:
 @click.option("--name", help="Who it is for (else the file says 'Your Name' for you to edit).")
 @click.option("--lines", type=click.IntRange(1, 12), help="How many lines (default: chosen).")
 @click.option("--category", "categories", multiple=True, help="arXiv category to read; repeatable.")
-@click.option("--language", type=click.Choice(["zh", "en"]), default="zh", show_default=True)
+@click.option("--language", type=click.Choice(LANGUAGES), default="zh", show_default=True)
 @click.option("--offline", is_flag=True, help="Ask neither arXiv nor an LLM.")
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
-@handle_errors
 def init(
     path: Path | None,
     library_path: Path | None,
@@ -124,9 +121,8 @@ def _proposed_profile(
     return text
 
 
-@profile.command("check", context_settings=CONTEXT)
+@profile.command("check")
 @profile_option
-@handle_errors
 def check(profile_path: Path | None) -> None:
     """Validate the profile; every problem names its key and the fix.
 

@@ -9,15 +9,14 @@ from pathlib import Path
 import click
 
 from paperbrief.cli.common import (
-    CONTEXT,
     console,
     get_profile,
     get_store,
-    handle_errors,
     profile_option,
     resolve_profile_path,
     say,
 )
+from paperbrief.environment import WEB_TOKEN_ENV, is_loopback
 from paperbrief.errors import DeliveryError, ServeError
 from paperbrief.profile import home_dir
 
@@ -28,9 +27,7 @@ MARKS = {
 }
 
 
-@click.command(
-    "send", context_settings=CONTEXT, short_help="Send a stored digest again, on purpose."
-)
+@click.command("send", short_help="Send a stored digest again, on purpose.")
 @click.option(
     "--date",
     "digest_date",
@@ -51,7 +48,6 @@ MARKS = {
     " (sent ones are skipped).",
 )
 @profile_option
-@handle_errors
 def send(
     digest_date: object, channels: tuple[str, ...], retry_unknown: bool, profile_path: Path | None
 ) -> None:
@@ -113,9 +109,7 @@ def send(
         )
 
 
-@click.command(
-    "serve", context_settings=CONTEXT, short_help="Run the web UI (archive, ranking, feedback)."
-)
+@click.command("serve", short_help="Run the web UI (archive, ranking, feedback).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option(
@@ -125,7 +119,6 @@ def send(
     " use the UI).",
 )
 @profile_option
-@handle_errors
 def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> None:
     """Run the web UI: archive, digests, papers, full ranking, search, profile, feedback.
 
@@ -137,14 +130,13 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
     import uvicorn
 
     from paperbrief.web import create_app
-    from paperbrief.web.security import TOKEN_ENV, is_loopback
 
-    token = os.environ.get(TOKEN_ENV) or None
+    token = os.environ.get(WEB_TOKEN_ENV) or None
     if no_token:
         if not is_loopback(host):
             raise ServeError(
                 f"--no-token is refused on {host}: only loopback may be served without a token",
-                f"export {TOKEN_ENV}=<a long random string> to serve another host",
+                f"export {WEB_TOKEN_ENV}=<a long random string> to serve another host",
             )
         token = None
         console.print(
@@ -156,20 +148,21 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
         if not is_loopback(host):
             raise ServeError(
                 f"refusing to serve on {host} without an access token",
-                f"export {TOKEN_ENV}=<a long random string>, or keep the default --host 127.0.0.1",
+                f"export {WEB_TOKEN_ENV}=<a long random string>, or keep the default"
+                " --host 127.0.0.1",
             )
         token = secrets.token_urlsafe(24)
     if token is not None and len(token) < 16:
         raise ServeError(
-            f"{TOKEN_ENV} is too short to protect the UI", "use at least 16 random characters"
+            f"{WEB_TOKEN_ENV} is too short to protect the UI", "use at least 16 random characters"
         )
     app = create_app(home_dir() / "paperbrief.db", resolve_profile_path(profile_path), token)
     shown = host if ":" not in host else f"[{host}]"
     if token is None:
         console.print(f"paperbrief UI on http://{shown}:{port}/ (Ctrl-C stops it)")
-    elif os.environ.get(TOKEN_ENV):
+    elif os.environ.get(WEB_TOKEN_ENV):
         console.print(
-            f"paperbrief UI on http://{shown}:{port}/ — open it with ?token=<${TOKEN_ENV}>"
+            f"paperbrief UI on http://{shown}:{port}/ — open it with ?token=<${WEB_TOKEN_ENV}>"
             " once (Ctrl-C stops it)"
         )
     else:

@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from paperbrief.cli.common import CONTEXT, console, get_profile, get_store, handle_errors
+from paperbrief.cli.common import PaperbriefGroup, console, get_profile, get_store
 from paperbrief.rank.evaluate import EvaluationReport, ViewReport, evaluate_ranking
 from paperbrief.rank.judge import load_replay
 from paperbrief.rank.metrics import CUTOFFS
@@ -17,7 +17,7 @@ from paperbrief.services import Services
 from paperbrief.store import temporary_store
 
 
-@click.group("eval", context_settings=CONTEXT)
+@click.group("eval", cls=PaperbriefGroup)
 def eval_group() -> None:
     """Measure paperbrief against what the reader really picked."""
 
@@ -74,9 +74,7 @@ def print_report(report: EvaluationReport, learn: bool) -> None:
     )
 
 
-@eval_group.command(
-    "ranking", context_settings=CONTEXT, short_help="Ranking quality against the reader's picks."
-)
+@eval_group.command("ranking", short_help="Ranking quality against the reader's picks.")
 @click.option(
     "--listings",
     "listings_dir",
@@ -132,7 +130,6 @@ def print_report(report: EvaluationReport, learn: bool) -> None:
     help="Recorded LLM judge verdicts (the file `paperbrief judge export` writes) to"
     " apply to each day's ranking, so a judged ranking is evaluated offline.",
 )
-@handle_errors
 def eval_ranking(
     listings_dir: Path,
     picks_path: Path,

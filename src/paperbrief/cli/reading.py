@@ -8,22 +8,18 @@ from pathlib import Path
 
 import click
 
-from paperbrief.cli.common import CONTEXT, get_profile, get_store, handle_errors
+from paperbrief.cli.common import get_profile, get_store
 from paperbrief.errors import FullTextError, ProfileError
 from paperbrief.fulltext import read_local_file
-from paperbrief.fulltext.document import Document
-from paperbrief.fulltext.fetch import AR5IV_BASE, HTML_BASE, PDF_BASE
 from paperbrief.fulltext.present import document_markdown, document_report, document_summary
-from paperbrief.models import Paper, split_arxiv_id
-from paperbrief.pipeline import read_fulltext
+from paperbrief.models import Document, Paper
 from paperbrief.profile import LLMSettings
 from paperbrief.services import ArxivEndpoints, Services
+from paperbrief.text.arxiv import AR5IV_BASE, HTML_BASE, PDF_BASE, split_arxiv_id
 from paperbrief.write.llm_writer import paper_prompt
 
 
-@click.command(
-    "read", context_settings=CONTEXT, short_help="A paper's structured full text (id or file)."
-)
+@click.command("read", short_help="A paper's structured full text (id or file).")
 @click.argument("target")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print the whole text as Markdown.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary (stable keys).")
@@ -42,7 +38,6 @@ from paperbrief.write.llm_writer import paper_prompt
 @click.option("--html-base", default=HTML_BASE, show_default=True, help="arXiv HTML endpoint.")
 @click.option("--ar5iv-base", default=AR5IV_BASE, show_default=True, help="ar5iv endpoint.")
 @click.option("--pdf-base", default=PDF_BASE, show_default=True, help="arXiv PDF endpoint.")
-@handle_errors
 def read_command(
     target: str,
     as_markdown: bool,
@@ -83,7 +78,7 @@ def read_command(
             )
             if version is not None:
                 paper = replace(paper, version=version)
-            fetched = read_fulltext(store, paper, services)
+            fetched = services.fulltext.read(store.documents, paper)
         assert fetched is not None  # online, a Document always comes back
         doc = fetched
         if doc.source == "abstract" and not doc.abstract:

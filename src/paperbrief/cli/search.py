@@ -9,12 +9,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
+from paperbrief.cli.common import console, get_store
+from paperbrief.text.arxiv import abs_url
 
 
-@click.command(
-    "search", context_settings=CONTEXT, short_help="Search stored papers and digests (FTS5)."
-)
+@click.command("search", short_help="Search stored papers and digests (FTS5).")
 @click.argument("words", nargs=-1, required=True)
 @click.option("--limit", default=20, show_default=True, help="Most hits of each kind.")
 @click.option(
@@ -24,7 +23,6 @@ from paperbrief.cli.common import CONTEXT, console, get_store, handle_errors
     help="Search only papers or only digests.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (stable keys).")
-@handle_errors
 def search(words: tuple[str, ...], limit: int, only: str | None, as_json: bool) -> None:
     """Search the stored papers (title, abstract) and digests, best match first.
 
@@ -51,7 +49,7 @@ def search(words: tuple[str, ...], limit: int, only: str | None, as_json: bool) 
                     "title": p.title,
                     "announced": p.announced,
                     "primary_category": p.primary_category,
-                    "url": f"https://arxiv.org/abs/{p.id}",
+                    "url": abs_url(p.id),
                 }
                 for p in papers
             ],

@@ -10,19 +10,17 @@ import click
 from rich.markup import escape
 
 from paperbrief.cli.common import (
-    CONTEXT,
     console,
     get_profile,
     get_store,
-    handle_errors,
     profile_option,
 )
 from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError, ProfileError
 from paperbrief.fulltext import read_local_file
-from paperbrief.fulltext.document import Document
-from paperbrief.models import split_arxiv_id
+from paperbrief.models import Document
 from paperbrief.prompts import describe_profile
 from paperbrief.store import Store
+from paperbrief.text.arxiv import split_arxiv_id
 from paperbrief.write.claims import covered_papers
 from paperbrief.write.verify import VerifyReport, verify_markdown
 
@@ -83,7 +81,6 @@ def _print_report(report: VerifyReport) -> None:
 
 @click.command(
     "verify",
-    context_settings=CONTEXT,
     short_help="Check every number of a digest against its papers.",
 )
 @click.argument("digest", type=click.Path(path_type=Path, dir_okay=False))
@@ -96,7 +93,6 @@ def _print_report(report: VerifyReport) -> None:
     help="Check paper ID against a local .html/.pdf file instead of the store (repeatable).",
 )
 @profile_option
-@handle_errors
 def verify(
     digest: Path, as_json: bool, papers_from_files: tuple[str, ...], profile_path: Path | None
 ) -> None:

@@ -11,8 +11,8 @@ import subprocess
 from datetime import date
 from pathlib import Path
 
-from paperbrief.errors import DeliveryError
-from paperbrief.files import OutputError, write_atomic
+from paperbrief.errors import DeliveryError, OutputError
+from paperbrief.files import write_atomic
 
 
 def write_blog_post(

@@ -39,11 +39,10 @@ from paperbrief.deliver.mail import RecipientOutcome, SmtpSender, build_email
 from paperbrief.deliver.message import Announcement, announcement_from_digest, digest_link
 from paperbrief.deliver.webhooks import WebhookSender
 from paperbrief.errors import DeliveryError, DeliveryUnknown
-from paperbrief.profile import DeliverySettings, Profile, WebhookSettings
+from paperbrief.profile import DeliverySettings, Profile, WebhookSettings, channels_of
 from paperbrief.records import DeliveryStatus, StoredDigest
 
 Status = Literal["sent", "already-sent", "failed", "unknown"]
-IDEMPOTENT = frozenset({"blog", "feed"})  # files: writing them again changes nothing
 RETRY_UNKNOWN_HINT = "paperbrief send --date {date} --retry-unknown"
 
 
@@ -111,16 +110,9 @@ def message_id(key: str, sender: str) -> str:
 
 
 def configured_channels(settings: DeliverySettings) -> list[str]:
-    """Channel names in delivery order: blog, feed, e-mail, then the webhooks."""
-    names = []
-    if settings.blog.folder:
-        names.append("blog")
-    if settings.feed.path:
-        names.append("feed")
-    if settings.email.smtp_host:
-        names.append("email")
-    names.extend(hook.channel for hook in settings.webhooks)
-    return names
+    """Channel names in delivery order (``profile.CHANNEL_KINDS``): blog, feed, e-mail, then
+    the webhooks."""
+    return [name for _, name in channels_of(settings)]
 
 
 def _secret(environ: Mapping[str, str], variable: str, what: str) -> str:
@@ -167,8 +159,8 @@ def _feed_entries(archive: DigestArchive, profile: Profile, post: Outgoing) -> l
 def _file_senders(
     archive: DigestArchive, profile: Profile, post: Outgoing
 ) -> dict[str, Callable[[], str]]:
+    """The writers of the file channels, by kind (the table says which are configured)."""
     settings = profile.delivery
-    senders: dict[str, Callable[[], str]] = {}
 
     def blog() -> str:
         return write_blog_post(
@@ -190,11 +182,7 @@ def _file_senders(
         )
         return write_feed(Path(settings.feed.path).expanduser(), document)
 
-    if settings.blog.folder:
-        senders["blog"] = blog
-    if settings.feed.path:
-        senders["feed"] = feed
-    return senders
+    return {"blog": blog, "feed": feed}
 
 
 def _send_webhook(
@@ -260,13 +248,13 @@ class _Delivery:
             row.digest_date,
         )
 
-    def one(self, channel: str, send: Callable[[str], str]) -> DeliveryResult:
+    def one(self, channel: str, idempotent: bool, send: Callable[[str], str]) -> DeliveryResult:
         """A channel with one receiver (blog, feed, a webhook)."""
         post = self.post
         rows = {
             row.target: row for row in self.journal.targets(post.digest_date, channel, post.profile)
         }
-        blocked = self._blocked(rows.get(""), channel in IDEMPOTENT)
+        blocked = self._blocked(rows.get(""), idempotent)
         if blocked is not None:
             return self._report(blocked)
         key = delivery_key(post.profile, post.digest_date, channel)
@@ -423,7 +411,8 @@ def deliver_digest(
     )
     files = _file_senders(archive, profile, post)
     hooks = {hook.channel: hook for hook in profile.delivery.webhooks}
-    available = configured_channels(profile.delivery)
+    kinds = {name: kind for kind, name in channels_of(profile.delivery)}
+    available = list(kinds)
     wanted = available if channels is None else channels
     unknown = [name for name in wanted if name not in available]
     if unknown:
@@ -434,12 +423,14 @@ def deliver_digest(
     delivery = _Delivery(journal, post, force=force, retry_unknown=retry_unknown)
     results = []
     for name in wanted:
-        if name == "email":
+        kind = kinds[name]
+        if kind.kind == "email":  # one message (and journal row) per recipient
             results.append(delivery.email(profile, environ))
-        elif name in files:
-            results.append(delivery.one(name, _ignoring_key(files[name])))
+        elif kind.kind == "webhook":
+            send = _webhook_sender(hooks[name], post, environ)
+            results.append(delivery.one(name, kind.idempotent, send))
         else:
-            results.append(delivery.one(name, _webhook_sender(hooks[name], post, environ)))
+            results.append(delivery.one(name, kind.idempotent, _ignoring_key(files[name])))
     return results
 
 

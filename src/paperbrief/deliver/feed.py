@@ -8,8 +8,8 @@ from datetime import UTC, date, datetime, time
 from pathlib import Path
 
 from paperbrief.deliver.mail import inline_styles
-from paperbrief.errors import DeliveryError
-from paperbrief.files import OutputError, write_atomic
+from paperbrief.errors import DeliveryError, OutputError
+from paperbrief.files import write_atomic
 
 ATOM = "http://www.w3.org/2005/Atom"
 

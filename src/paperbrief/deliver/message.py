@@ -15,6 +15,7 @@ from paperbrief.labels import labels_for
 from paperbrief.models import Digest
 from paperbrief.render.rich import plain
 from paperbrief.text import shorten_to_fit
+from paperbrief.text.arxiv import abs_url
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class AnnouncedPaper:
 
     @property
     def url(self) -> str:
-        return f"https://arxiv.org/abs/{self.id}"
+        return abs_url(self.id)
 
 
 @dataclass(frozen=True)

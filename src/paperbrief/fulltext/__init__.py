@@ -1,6 +1,7 @@
 """fulltext stage: arXiv HTML / ar5iv / PDF → Document (sections, tables, figures).
 
-Public surface (what other stages call):
+Public surface (what other stages call; the ``Document`` it produces is a shared value in
+``models.py``):
 
 * ``read_paper(paper_id, version, client, *, html_base, ar5iv_base, pdf_base,
   abstract_fallback) -> Document`` and ``load_or_read_paper(cache, paper, client) -> Document``
@@ -11,13 +12,6 @@ Public surface (what other stages call):
   ``TableData``/``Figure``; ``fulltext_status`` says what full text a brief was written from.
 """
 
-from paperbrief.fulltext.document import (
-    Document,
-    Evidence,
-    FigureRef,
-    Section,
-    Table,
-)
 from paperbrief.fulltext.fetch import (
     DocumentCache,
     load_or_read_paper,
@@ -37,13 +31,8 @@ from paperbrief.fulltext.views import (
 )
 
 __all__ = [
-    "Document",
     "DocumentCache",
-    "Evidence",
-    "FigureRef",
     "FullTextStatus",
-    "Section",
-    "Table",
     "WriterView",
     "budgeted_text",
     "choose_figure",

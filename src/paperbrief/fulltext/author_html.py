@@ -14,7 +14,6 @@ from urllib.parse import urljoin
 
 from lxml.etree import _Element
 
-from paperbrief.fulltext.document import Document, FigureRef, Section, Table
 from paperbrief.fulltext.html_text import (
     ARXIV_ORIGIN,
     element_text,
@@ -22,6 +21,7 @@ from paperbrief.fulltext.html_text import (
     parse_html,
     table_grid,
 )
+from paperbrief.models import Document, FigureRef, Section, Table
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _BLOCKS = frozenset({"p", "li", "blockquote", "dd", "pre"})

@@ -47,16 +47,13 @@ from pydantic import TypeAdapter, ValidationError
 
 from paperbrief.errors import FullTextError, SourceError
 from paperbrief.fulltext.author_html import parse_author_html
-from paperbrief.fulltext.document import Document
 from paperbrief.fulltext.html_text import AR5IV_ORIGIN, ARXIV_ORIGIN
 from paperbrief.fulltext.latexml import classify_html, parse_latexml
 from paperbrief.fulltext.pdf import parse_pdf
 from paperbrief.http import HostUnreachable, HttpStatusError, PoliteClient, RunDeadlineReached
-from paperbrief.models import Paper, split_arxiv_id
+from paperbrief.models import Document, Paper
+from paperbrief.text.arxiv import AR5IV_BASE, HTML_BASE, PDF_BASE, split_arxiv_id
 
-HTML_BASE = "https://arxiv.org/html"
-AR5IV_BASE = "https://ar5iv.labs.arxiv.org/html"
-PDF_BASE = "https://arxiv.org/pdf"
 MAX_HTML_BYTES = 20 * 1024 * 1024
 MAX_PDF_BYTES = 40 * 1024 * 1024
 MAX_PDF_MEMORY = 1024 * 1024 * 1024  # address space of the PDF reader (a paper needs ~50 MB)

@@ -17,11 +17,11 @@ from urllib.parse import urljoin, urlparse
 from lxml import html as lxml_html
 from lxml.etree import _Element
 
-from paperbrief.fulltext.document import EXAMPLE_MARK
-from paperbrief.text import find_numbers
+from paperbrief.models import EXAMPLE_MARK
+from paperbrief.text import arxiv, find_numbers
 
-ARXIV_ORIGIN = "https://arxiv.org/"
-AR5IV_ORIGIN = "https://ar5iv.labs.arxiv.org/"
+ARXIV_ORIGIN = arxiv.SITE + "/"
+AR5IV_ORIGIN = arxiv.AR5IV_SITE + "/"
 
 _SKIP_TAGS = frozenset({"script", "style", "annotation", "annotation-xml", "button", "noscript"})
 _SKIP_CLASSES = ("ltx_ERROR", "ltx_note", "ltx_rdf", "ltx_tag_note")

@@ -20,7 +20,6 @@ from urllib.parse import urljoin
 
 from lxml.etree import _Element
 
-from paperbrief.fulltext.document import Document, FigureRef, Section, Table
 from paperbrief.fulltext.html_text import (
     ARXIV_ORIGIN,
     class_list,
@@ -32,6 +31,7 @@ from paperbrief.fulltext.html_text import (
     parse_html,
     table_grid,
 )
+from paperbrief.models import Document, FigureRef, Section, Table
 
 PageKind = Literal["latexml", "no-html", "author-html", "empty"]
 

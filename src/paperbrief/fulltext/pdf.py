@@ -25,7 +25,8 @@ from collections import Counter
 import pypdfium2 as pdfium
 
 from paperbrief.errors import FullTextError
-from paperbrief.fulltext.document import Document, Section
+from paperbrief.models import Document, Section
+from paperbrief.text.arxiv import ID_PATTERN
 
 _STAMP = re.compile(r"^arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}$")
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,2})\.?\s+([A-Z][^\n]{1,90})$")
@@ -107,7 +108,7 @@ def parse_pdf(
     """Read a PDF into a Document by the module's heuristics (no tables, no figure URLs)."""
     pages, metadata = extract_pdf_pages(content)
     if not arxiv_id and pages:
-        stamp = re.search(r"arXiv:(\d{4}\.\d{4,5}|[a-z.-]+/\d{7})(?:v\d+)?\s+\[", pages[0])
+        stamp = re.search(rf"arXiv:({ID_PATTERN})(?:v\d+)?\s+\[", pages[0])
         arxiv_id = stamp.group(1) if stamp else ""
     lines = _clean_lines(pages)
     if sum(len(line) for line in lines) < 500:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paperbrief.fulltext.document import Document
 from paperbrief.fulltext.tables import table_to_markdown
 from paperbrief.fulltext.views import choose_figure
+from paperbrief.models import Document
 
 
 @dataclass(frozen=True)

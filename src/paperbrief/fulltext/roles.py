@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from paperbrief.fulltext.document import Document, Section
+from paperbrief.models import Document, Section
 
 Role = Literal[
     "introduction",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from paperbrief.fulltext.document import Document
+from paperbrief.models import Document
 
 # Reasons (substrings of fetch's attempt messages) that say a source does not exist or
 # cannot be converted, as opposed to failing to arrive.

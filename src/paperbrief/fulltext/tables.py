@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import re
 
-from paperbrief.fulltext.document import Document, Table
 from paperbrief.fulltext.roles import RoledSection, roled_sections, table_references
-from paperbrief.models import TableData
+from paperbrief.models import Document, Table, TableData
 from paperbrief.text import find_numbers
 
 _NUMBERING = re.compile(r"^[(（]?\d{1,3}[)）.]?$")

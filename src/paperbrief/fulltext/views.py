@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from paperbrief.fulltext.document import EXAMPLE_MARK, Document, Evidence, FigureRef, Table
 from paperbrief.fulltext.roles import Role, RoledSection, roled_sections, table_references
 from paperbrief.fulltext.tables import (
     body,
@@ -28,7 +27,7 @@ from paperbrief.fulltext.tables import (
     row_labels,
     table_to_markdown,
 )
-from paperbrief.models import Figure
+from paperbrief.models import EXAMPLE_MARK, Document, Evidence, Figure, FigureRef, Table
 from paperbrief.text import (
     NumberMention,
     clean_tex,

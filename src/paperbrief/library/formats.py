@@ -1,7 +1,8 @@
 """The reader's own library, read from what reference managers export.
 
 ``read_library(path)`` takes a Zotero (or any) export — BibTeX (bibtexparser), CSL JSON,
-RIS (rispy) — a plain list of arXiv ids or URLs, or a folder of PDFs, and returns
+RIS (rispy; both in the ``library`` extra, ``pip install 'paperbrief[library]'``) — a plain
+list of arXiv ids or URLs, or a folder of PDFs, and returns
 :class:`LibraryPaper` values: title, abstract, authors, year, arXiv id when one can be
 found (an ``eprint`` field, a 10.48550 DOI, an arxiv.org URL, ``arXiv:…`` in a note), key
 phrases and the arXiv categories Zotero's subject tags name. The format is chosen by
@@ -10,6 +11,7 @@ extension, then by content. A file that is none of these is a ``LibraryError``.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -18,11 +20,27 @@ from pathlib import Path
 from typing import Any
 
 from paperbrief.errors import PaperbriefError
-from paperbrief.models import ARXIV_ID_PATTERN, split_arxiv_id
+from paperbrief.text.arxiv import ID_PATTERN, NEW_ID, split_arxiv_id
 
 
 class LibraryError(PaperbriefError):
     """A library file that cannot be read (unknown format, no papers, unreadable)."""
+
+
+LIBRARY_EXTRA = (
+    "install the library extra: pip install 'paperbrief[library]'"
+    " (pipx: pipx inject paperbrief bibtexparser rispy; uv: uv tool install 'paperbrief[library]')"
+)
+
+
+def _parser(module: str, what: str) -> Any:
+    """The parser package of an export format, or a LibraryError saying how to add it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise LibraryError(
+            f"reading {what} needs the {module} package, which is not installed", LIBRARY_EXTRA
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -44,7 +62,7 @@ class LibraryPaper:
 
 
 # A new-style id (2604.19011, optional version) or an old-style one (cs/0601001).
-_ID = r"(" + ARXIV_ID_PATTERN + r"(?:v\d+)?)"
+_ID = r"(" + ID_PATTERN + r"(?:v\d+)?)"
 _ARXIV_PATTERNS = (
     re.compile(r"arxiv\.org/(?:abs|pdf|html)/" + _ID, re.IGNORECASE),
     re.compile(r"10\.48550/arxiv\." + _ID, re.IGNORECASE),
@@ -155,9 +173,8 @@ def _paper(
 
 def read_bibtex(text: str) -> list[LibraryPaper]:
     """Entries of a BibTeX file (Zotero, Better BibTeX, Google Scholar, arXiv's own)."""
-    import bibtexparser
-    from bibtexparser import middlewares
-
+    bibtexparser = _parser("bibtexparser", "a BibTeX export")
+    middlewares = importlib.import_module("bibtexparser.middlewares")
     library = bibtexparser.parse_string(
         text,
         append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()],
@@ -219,8 +236,7 @@ def read_csl_json(text: str) -> list[LibraryPaper]:
 
 def read_ris(text: str) -> list[LibraryPaper]:
     """Records of a RIS file (Zotero, EndNote, Mendeley)."""
-    import rispy
-
+    rispy = _parser("rispy", "a RIS export")
     papers = []
     for record in rispy.loads(text):
         hints = [str(record.get("doi", "")), *record.get("urls", []), *record.get("notes", [])]
@@ -269,7 +285,7 @@ def read_pdf_folder(folder: Path) -> list[LibraryPaper]:
         except FullTextError:
             continue  # a scan or a damaged file: the other papers still count
         first_words = " ".join(p for s in document.sections[:2] for p in s.paragraphs)[:3000]
-        named = re.search(r"(?<!\d)(\d{4}\.\d{4,5})(?:v\d+)?(?!\d)", path.stem)
+        named = re.search(rf"(?<!\d)({NEW_ID})(?:v\d+)?(?!\d)", path.stem)
         arxiv_id = named.group(1) if named else find_arxiv_id([first_words, document.abstract])
         papers.append(
             replace(

@@ -10,6 +10,7 @@ group and give it Chinese key phrases. Deterministic: the same library gives the
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -143,8 +144,10 @@ class Background:
     frequency: Counter[tuple[str, ...]]
 
 
+@functools.cache
 def sample_background() -> Background:
-    """Phrase frequencies of the bundled sample day (480 abstracts in cs.AI/CL/LG/SE)."""
+    """Phrase frequencies of the bundled sample day (480 abstracts in cs.AI/CL/LG/SE),
+    counted once per process: the same for every call, and callers only read them."""
     sample = resources.files("paperbrief") / "data" / "sample" / "2026-05-22.jsonl.gz"
     with resources.as_file(sample) as path:
         papers = load_snapshot(path).papers

@@ -1,9 +1,11 @@
 """The one LLM boundary: any OpenAI-compatible chat endpoint, plus cost accounting.
 
-* ``config.py``: endpoint, key, model per role, retry policy (from the profile and env);
+* ``config.py``: model per role, retry policy (the endpoint and key: ``environment.py``);
 * ``repair.py``: the schema in the prompt, tolerant parsing, the one repair message;
 * ``ledger.py``: the day's budget, usage per role, the record of every call;
-* ``client.py``: ``LLMClient``, whose only public call is ``complete_json``.
+* ``dialect.py``: the wire format (payload, URL, auth, answer and usage): ``OpenAIChat``;
+* ``client.py``: ``LLMClient``, whose only public call is ``complete_json`` (the policy:
+  retries, budget, cache, concurrency, deadlines).
 
 Stages never import the client: they take ``CompletesJSON`` (the judge) or
 ``StructuredLLM`` (the writers), which ``LLMClient`` implements.
@@ -17,14 +19,7 @@ from typing import Protocol, TypeVar
 from pydantic import BaseModel
 
 from paperbrief.llm.client import LLMClient
-from paperbrief.llm.config import (
-    BASE_URL_ENV,
-    MODEL_ENV,
-    llm_configured,
-    model_for,
-    resolve_api_key,
-    resolve_base_url,
-)
+from paperbrief.llm.config import model_for
 from paperbrief.llm.ledger import CallRecords, RoleUsage
 
 T = TypeVar("T", bound=BaseModel)
@@ -53,15 +48,10 @@ class StructuredLLM(CompletesJSON, Protocol):
 
 
 __all__ = [
-    "BASE_URL_ENV",
-    "MODEL_ENV",
     "CallRecords",
     "CompletesJSON",
     "LLMClient",
     "RoleUsage",
     "StructuredLLM",
-    "llm_configured",
     "model_for",
-    "resolve_api_key",
-    "resolve_base_url",
 ]

@@ -1,5 +1,8 @@
 """``LLMClient``: one OpenAI-compatible chat endpoint behind one public call.
 
+The client is the policy; the wire format is its ``dialect`` (``dialect.py``: the payload,
+URL, authentication and the reading of an answer and its usage; ``OpenAIChat`` by default).
+
 Contract of ``LLMClient.complete_json(role, messages, schema)``:
 
 * appends the schema's JSON Schema to the system message and asks for one JSON object
@@ -31,7 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -42,6 +44,7 @@ from typing import TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from paperbrief.environment import BASE_URL_ENV, FALLBACK_KEY_ENV, resolve_base_url
 from paperbrief.errors import (
     LLMDeadline,
     LLMError,
@@ -50,15 +53,10 @@ from paperbrief.errors import (
     LLMTimeout,
     LLMUnreachable,
 )
-from paperbrief.llm.config import (
-    BASE_URL_ENV,
-    FALLBACK_KEY_ENV,
-    model_for,
-    resolve_base_url,
-    retry_policy,
-)
+from paperbrief.llm.config import model_for, retry_policy
+from paperbrief.llm.dialect import Dialect, Message, OpenAIChat
 from paperbrief.llm.ledger import NO_ANSWER, Answer, CallRecords, Ledger, RoleUsage
-from paperbrief.llm.repair import Message, parse_answer, repair_messages, with_schema
+from paperbrief.llm.repair import parse_answer, repair_messages, with_schema
 from paperbrief.profile import LLMSettings
 from paperbrief.records import CachedAnswer
 from paperbrief.retry import parse_retry_after
@@ -74,12 +72,13 @@ class LLMClient:
     Args:
         settings: the profile's ``llm`` section.
         records: where calls are recorded and answers cached (``store.llm``; None: neither).
-        api_key: the secret (``config.resolve_api_key``); None for keyless local servers.
+        api_key: the secret (``environment.resolve_api_key``); None for keyless local servers.
         run_id, day: stamped on every recorded call; ``day`` (ISO date, default today in
             UTC) scopes the daily budget, which counts every call recorded for it.
         sleep: waits between retries (tests may pass a recorder).
-        base_url: overrides ``config.resolve_base_url(settings)``.
+        base_url: overrides ``environment.resolve_base_url(settings)``.
         deadline: the run's deadline; no attempt starts or runs past it.
+        dialect: the wire format (``dialect.OpenAIChat``).
     """
 
     def __init__(
@@ -93,6 +92,7 @@ class LLMClient:
         sleep: Callable[[float], None] = time.sleep,
         base_url: str | None = None,
         deadline: Deadline | None = None,
+        dialect: Dialect | None = None,
     ) -> None:
         url = base_url or resolve_base_url(settings)
         if not url:
@@ -110,14 +110,12 @@ class LLMClient:
         self.deadline = deadline
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._down: LLMError | None = None  # set once the endpoint proved down: no more calls
-        headers = {"Content-Type": "application/json"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
+        self.dialect = dialect or OpenAIChat()
         self._http = bounded_client(
             timeout=settings.timeout,
             connect_timeout=min(settings.timeout, 20.0),
             max_connections=settings.concurrency,
-            headers=headers,
+            headers=self.dialect.headers(api_key),
         )
 
     def close(self) -> None:
@@ -149,15 +147,13 @@ class LLMClient:
         """Ask for one JSON object matching ``schema``; see the module docstring."""
         model = self.model_for(role)
         prepared = with_schema(list(messages), schema)
-        payload: dict[str, object] = {
-            "model": model,
-            "messages": prepared,
-            "temperature": self.settings.temperature if temperature is None else temperature,
-        }
-        if max_tokens:
-            payload["max_tokens"] = max_tokens
-        if self.settings.json_mode:
-            payload["response_format"] = {"type": "json_object"}
+        payload = self.dialect.payload(
+            model,
+            prepared,
+            temperature=self.settings.temperature if temperature is None else temperature,
+            max_tokens=max_tokens,
+            json_mode=self.settings.json_mode,
+        )
         key = _cache_key(payload, schema)
         cached = self.records.cached(key) if self.records is not None else None
         if cached is not None:
@@ -168,12 +164,13 @@ class LLMClient:
                 return result
             except (ValueError, ValidationError):
                 pass  # a stale entry from an older schema: ask again
-        answer = self._request(role, model, key, payload)
+        answer = self._request(role, model, key, payload, prepared)
         try:
             result = parse_answer(answer.content, schema)
         except (ValueError, ValidationError) as error:
-            repair = {**payload, "messages": repair_messages(prepared, answer.content, error)}
-            answer = self._request(role, model, key, repair, outcome_prefix="repair-")
+            repairing = repair_messages(prepared, answer.content, error)
+            repair = self.dialect.with_messages(payload, repairing)
+            answer = self._request(role, model, key, repair, repairing, outcome_prefix="repair-")
             try:
                 result = parse_answer(answer.content, schema)
             except (ValueError, ValidationError) as second:
@@ -194,10 +191,16 @@ class LLMClient:
 
     # ---------------------------------------------------------------- transport
     def _request(
-        self, role: str, model: str, key: str, payload: dict[str, object], outcome_prefix: str = ""
+        self,
+        role: str,
+        model: str,
+        key: str,
+        payload: dict[str, object],
+        messages: Sequence[Message],
+        outcome_prefix: str = "",
     ) -> Answer:
         body = json.dumps(payload, ensure_ascii=False)
-        estimate = estimate_tokens(json.dumps(payload["messages"], ensure_ascii=False))
+        estimate = estimate_tokens(json.dumps(list(messages), ensure_ascii=False))
         last, last_kind = "", ""
         attempt = made = 0
         while attempt < self.retry.attempts:
@@ -220,11 +223,11 @@ class LLMClient:
                 if not reply.failure.transient:
                     self.ledger.record(role, model, key, answer, latency, outcome_prefix + outcome)
                     raise self._fatal(role, reply.failure.kind, last)
-            elif reply.status == 400 and "response_format" in payload:
+            elif reply.status == 400 and self.dialect.without_json_mode(payload) is not None:
                 # Some endpoints (older vLLM, llama.cpp builds) reject JSON mode: the
                 # schema is in the prompt anyway, so ask again without it (not a retry).
                 self.ledger.record(role, model, key, answer, latency, "json-mode-refused")
-                payload = {k: v for k, v in payload.items() if k != "response_format"}
+                payload = self.dialect.without_json_mode(payload) or payload
                 body = json.dumps(payload, ensure_ascii=False)
                 continue
             elif self.retry.retryable(reply.status):
@@ -239,7 +242,7 @@ class LLMClient:
                     _status_hint(reply.status, self.settings),
                 )
             else:
-                answer, estimated = _read_answer(reply.content, estimate)
+                answer, estimated = self._answer(reply.content, estimate)
                 if answer.content.strip():
                     ok = "ok-estimated" if estimated else "ok"
                     self.ledger.record(role, model, key, answer, latency, outcome_prefix + ok)
@@ -276,6 +279,23 @@ class LLMClient:
             " or raise [llm] timeout / max_retries",
         )
 
+    def _answer(self, content: bytes, prompt_estimate: int) -> tuple[Answer, bool]:
+        """The answer text and its tokens, and whether the tokens are our own estimate.
+
+        An endpoint that reports no usage (or nonsense: negative, not a number) is charged
+        the client's estimate, so the day's budget still counts it and can never be credited.
+        """
+        reading = self.dialect.read(content)
+        if reading is None:
+            return NO_ANSWER, False
+        prompt, completion = reading.prompt_tokens, reading.completion_tokens
+        answer = Answer(
+            reading.text,
+            prompt_estimate if prompt is None else prompt,
+            estimate_tokens(reading.text) if completion is None else completion,
+        )
+        return answer, prompt is None or completion is None
+
     def _refuse_if_down_or_late(self, role: str) -> None:
         if self._down is not None:
             down = type(self._down)
@@ -307,7 +327,7 @@ class LLMClient:
             with (
                 within(limit, self.deadline) as deadline,
                 self._http.stream(
-                    "POST", f"{self.base_url}/chat/completions", content=body.encode()
+                    "POST", self.dialect.url(self.base_url), content=body.encode()
                 ) as response,
             ):
                 content = _read_capped(response, self.settings.max_answer_bytes)
@@ -363,39 +383,6 @@ def _cache_key(payload: dict[str, object], schema: type[BaseModel]) -> str:
         ensure_ascii=False,
     )
     return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def _tokens(value: object) -> int | None:
-    """A usage count as reported, or None when it is missing, negative or not a number."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if not math.isfinite(value) or value < 0:
-        return None
-    return int(value)
-
-
-def _read_answer(content: bytes, prompt_estimate: int) -> tuple[Answer, bool]:
-    """The answer text and its tokens, and whether the tokens are our own estimate.
-
-    An endpoint that reports no usage (or nonsense: negative, not a number) is charged the
-    client's estimate, so the day's budget still counts it and can never be credited.
-    """
-    try:
-        data = json.loads(content)
-        text = data["choices"][0]["message"].get("content") or ""
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        return NO_ANSWER, False
-    usage = data.get("usage") if isinstance(data, dict) else None
-    usage = usage if isinstance(usage, dict) else {}
-    prompt = _tokens(usage.get("prompt_tokens"))
-    completion = _tokens(usage.get("completion_tokens"))
-    estimated = prompt is None or completion is None
-    answer = Answer(
-        str(text),
-        prompt_estimate if prompt is None else prompt,
-        estimate_tokens(str(text)) if completion is None else completion,
-    )
-    return answer, estimated
 
 
 def _status_hint(status: int, settings: LLMSettings) -> str:

@@ -9,7 +9,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-Message = dict[str, str]
+from paperbrief.llm.dialect import Message
+
 T = TypeVar("T", bound=BaseModel)
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)

@@ -17,7 +17,7 @@ from string import Template
 from paperbrief.profile import Profile
 
 _DELIMITER = re.compile(r"<\s*/?\s*(paper|picks)", re.IGNORECASE)
-# How prompts name the digest's language, and the house style of each.
+# How prompts name each of the digest's languages (profile.LANGUAGES), and its house style.
 LANGUAGE_NAMES = {"zh": "Chinese (简体中文)", "en": "English"}
 LANGUAGE_STYLE = {
     "zh": "用中文写作，英文术语（模型名、benchmark、指标、方法名）保留英文原文；"

@@ -25,6 +25,11 @@ A request that fails (transport error, invalid JSON after the client's one repai
 spent) leaves its papers with their cheap verdicts: the day is never lost.
 ``apply_verdicts`` is the one place verdicts change a ranking, shared with
 ``paperbrief eval ranking --judge-replay``.
+
+Which judge judges is chosen once, by ``Services``: ``LLMJudge`` (an LLM is configured) or
+``NoJudge`` (the cheap ranking stands). ``Judge.judge`` returns the ranking with the
+verdicts and, when the judge failed in any part, the ``Fallback`` that says why; only a
+broken store or output folder (``errors.FATAL``) stops the day.
 """
 
 from __future__ import annotations
@@ -34,17 +39,19 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
 from paperbrief import prompts
-from paperbrief.errors import PaperbriefError
-from paperbrief.llm import CompletesJSON
-from paperbrief.models import ScoredPaper
+from paperbrief.errors import FATAL, PaperbriefError
+from paperbrief.llm import CompletesJSON, StructuredLLM
+from paperbrief.models import Fallback, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.rank import flags
 from paperbrief.rank.injection import flagged_papers
 from paperbrief.records import Verdict
+from paperbrief.text import shorten
 
 # Completion cap per paper of a request: one short JSON verdict with a one-line reason.
 TOKENS_PER_VERDICT = 150
@@ -74,7 +81,7 @@ class JudgeResult:
     batches: int = 0  # requests sent (confirmations included)
     failed_batches: int = 0
     confirmations: int = 0  # batch verdicts re-judged alone
-    errors: list[str] = field(default_factory=list)
+    errors: list[Exception] = field(default_factory=list)  # of the failed requests
 
 
 def judge_system_prompt(profile: Profile) -> str:
@@ -168,7 +175,7 @@ def judge_ranking(
                     answer = future.result()
                 except (PaperbriefError, ValidationError) as error:
                     result.failed_batches += 1
-                    result.errors.append(str(error)[:300])
+                    result.errors.append(error)
                     continue
                 by_key = _validated(answer, keys, profile)
                 for key, scored in zip(keys, batch, strict=True):
@@ -256,6 +263,71 @@ def apply_verdicts(
     return [replace(s, rank=i + 1) for i, s in enumerate(judged_head + tail)]
 
 
+@dataclass(frozen=True)
+class Judged:
+    """What a judge made of the day's ranking: the ranking (re-ordered, or the cheap one),
+    the verdicts to keep (by arXiv id, of ``model``), and the fallback when it failed."""
+
+    ranking: list[ScoredPaper]
+    verdicts: Mapping[str, Verdict] = field(default_factory=dict)
+    model: str = ""
+    fallback: Fallback | None = None
+
+
+class Judge(Protocol):
+    """Who judges the head of the cheap ranking."""
+
+    @property
+    def fingerprint(self) -> str:
+        """What a ranking it judged is stored under, after the profile's fingerprint."""
+        ...
+
+    def judge(self, ranking: Sequence[ScoredPaper], profile: Profile) -> Judged: ...
+
+
+class NoJudge:
+    """No LLM: the cheap ranking stands."""
+
+    fingerprint = ""
+
+    def judge(self, ranking: Sequence[ScoredPaper], profile: Profile) -> Judged:
+        return Judged(list(ranking))
+
+
+class LLMJudge:
+    """The LLM judge (``judge_ranking``), which keeps the errors it catches: whatever broke,
+    the papers it could not judge keep their cheap order, and the fallback says why once
+    (the judge's own list would repeat it per request)."""
+
+    def __init__(self, client: StructuredLLM) -> None:
+        self._client = client
+
+    @property
+    def model(self) -> str:
+        return self._client.model_for("judge")
+
+    @property
+    def fingerprint(self) -> str:
+        # A judged ranking is not interchangeable with a cheap one (e.g. from `rank`).
+        return f":judge:{self.model}"
+
+    def judge(self, ranking: Sequence[ScoredPaper], profile: Profile) -> Judged:
+        try:
+            result = judge_ranking(
+                ranking, profile, self._client, max_workers=profile.llm.concurrency
+            )
+        except FATAL:
+            raise
+        except Exception as error:  # whatever broke, the cheap ranking stands
+            return Judged(list(ranking), fallback=Fallback.of("ranking", error))
+        if not result.errors:
+            return Judged(result.ranking, result.verdicts, self.model)
+        first = Fallback.of("ranking", result.errors[0])
+        detail = shorten("; ".join(str(error) for error in result.errors[:2]), 300)
+        fallback = replace(first, detail=detail)
+        return Judged(result.ranking, result.verdicts, self.model, fallback)
+
+
 class JudgeReplayError(PaperbriefError):
     """A --judge-replay file is missing or malformed."""
 
@@ -306,9 +378,13 @@ def replay_record(verdicts: Mapping[str, Verdict]) -> dict[str, dict[str, object
 
 
 __all__ = [
+    "Judge",
     "JudgeAnswer",
     "JudgeResult",
     "JudgeVerdict",
+    "Judged",
+    "LLMJudge",
+    "NoJudge",
     "Verdict",
     "apply_verdicts",
     "judge_ranking",

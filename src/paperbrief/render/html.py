@@ -7,6 +7,8 @@ writes passes through ``rich.py`` (paragraphs, lists, ``<strong>``, ``<code>``, 
 
 from __future__ import annotations
 
+import functools
+
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from paperbrief.labels import labels_for, stars_text
@@ -20,7 +22,10 @@ def _safe_url(url: str) -> str:
     return url if url.startswith(("https://", "http://")) else ""
 
 
+@functools.cache
 def _environment() -> Environment:
+    """The digest's template environment, made once per process (as Jinja intends: its
+    templates are compiled once); it is never changed after it is made."""
     environment = Environment(
         loader=PackageLoader("paperbrief", "render/templates"),
         autoescape=select_autoescape(["html", "j2"], default=True),

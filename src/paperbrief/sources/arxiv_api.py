@@ -16,8 +16,9 @@ from lxml import etree
 
 from paperbrief.errors import FeedParseError, SourceError
 from paperbrief.http import HttpResponse, HttpStatusError, PoliteClient
-from paperbrief.models import Paper, split_arxiv_id
+from paperbrief.models import Paper
 from paperbrief.sources.xml import parse_untrusted_xml
+from paperbrief.text.arxiv import split_arxiv_id
 
 DEFAULT_API_BASE = "https://export.arxiv.org/api/query"
 ATOM = "{http://www.w3.org/2005/Atom}"

@@ -17,8 +17,8 @@ from email.utils import parsedate_to_datetime
 from lxml import etree
 
 from paperbrief.errors import FeedParseError
-from paperbrief.models import split_arxiv_id
 from paperbrief.sources.xml import parse_untrusted_xml
+from paperbrief.text.arxiv import split_arxiv_id
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"

@@ -19,7 +19,7 @@ from datetime import date, datetime
 from lxml import etree, html
 
 from paperbrief.errors import FeedParseError
-from paperbrief.models import split_arxiv_id
+from paperbrief.text.arxiv import split_arxiv_id
 
 _CATEGORY = re.compile(r"\(([a-z\-]+(?:\.[A-Za-z\-]+)?)\)\s*$")
 _DATELINE = re.compile(r"(\d{1,2}\s+[A-Z][a-z]+\s+\d{4})")

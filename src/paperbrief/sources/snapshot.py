@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from paperbrief.errors import FeedParseError, SourceError
-from paperbrief.models import Listing, ListingKind, Paper, split_arxiv_id
+from paperbrief.models import Listing, ListingKind, Paper
 from paperbrief.sources.limits import (
     MAX_ABSTRACT_CHARS,
     MAX_AUTHOR_CHARS,
@@ -34,6 +34,7 @@ from paperbrief.sources.limits import (
     MAX_TITLE_CHARS,
     bounded,
 )
+from paperbrief.text.arxiv import split_arxiv_id
 
 _DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _KINDS: frozenset[str] = frozenset({"new", "cross", "replace"})
@@ -78,6 +79,12 @@ def load_snapshot(path: Path, day: date | None = None) -> Listing:
         papers=tuple(papers.values()),
         source=f"snapshot:{path}",
     )
+
+
+def snapshot_day(path: Path) -> date:
+    """The listing day a snapshot file holds, as ``load_snapshot`` decides it: the date in
+    the file name, else the most common ``announced`` value in the file."""
+    return _day_from_name(Path(path)) or load_snapshot(path).day
 
 
 def _read_capped(path: Path) -> bytes:

@@ -8,7 +8,7 @@ from datetime import date
 
 import numpy as np
 
-from paperbrief.fulltext.document import Document
+from paperbrief.models import Document
 from paperbrief.records import CachedAnswer, LLMCall, Spend
 from paperbrief.store import codec
 from paperbrief.store.database import Database, now

@@ -13,8 +13,7 @@ from typing import Any, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from paperbrief.errors import StoreError
-from paperbrief.fulltext.document import Document
-from paperbrief.models import Digest, PaperBrief
+from paperbrief.models import Digest, Document, PaperBrief
 
 T = TypeVar("T")
 

@@ -16,11 +16,13 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from paperbrief.text import cjk
+
 TOKENIZER = "porter unicode61 remove_diacritics 2"
-# CJK unified ideographs (+ extension A), kana, hangul syllables, CJK punctuation excluded.
-_CJK = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af\uf900-\ufaff])")
+# Each CJK letter (ideographs, kana, hangul; not punctuation) is its own token.
+_CJK = re.compile(f"([{cjk.LETTERS}])")
 _TERM = re.compile(r'"([^"]*)"|(\S+)')
-_WORD = re.compile(r"[\w\u3400-\u9fff]+\*?")
+_WORD = re.compile(rf"[\w{cjk.LETTERS}]+\*?")
 
 
 def search_text(text: str) -> str:

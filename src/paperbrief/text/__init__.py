@@ -12,6 +12,8 @@ what a sentence is and what a number is:
 * ``shorten`` (a display cut at a word boundary) and ``shorten_to_fit`` (a strict cut
   under any size measure, e.g. UTF-8 bytes of a chat message);
 * ``clean_tex`` / ``repair_text`` (``tex.py``): TeX as readable text, garbled text repaired.
+* ``arxiv.py``: how an arXiv id is written (the one id pattern, ``split_arxiv_id``) and
+  where its paper lives (``abs_url``, the HTML / PDF / ar5iv bases).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from paperbrief.text.cjk import breaks_anywhere, count_wide
 from paperbrief.text.numbers import (
     NumberMention,
     find_numbers,
@@ -89,15 +92,11 @@ def join_clauses(clauses: list[str]) -> str:
 # --------------------------------------------------------------------------- tokens
 def estimate_tokens(text: str) -> int:
     """A cheap token estimate: ~4 characters per token for Latin text, ~1.5 for CJK."""
-    cjk = sum(1 for char in text if "\u3000" <= char <= "\u9fff")
-    return (len(text) - cjk) // 4 + int(cjk / 1.5) + 1
+    wide = count_wide(text)
+    return (len(text) - wide) // 4 + int(wide / 1.5) + 1
 
 
 # ----------------------------------------------------------------------- shortening
-def _is_cjk(char: str) -> bool:
-    return "\u3000" <= char <= "\u9fff" or "\uff00" <= char <= "\uffef"
-
-
 def shorten(text: str, limit: int = 140) -> str:
     """``text`` on one line, cut at a word boundary near ``limit`` characters, marked " …".
 
@@ -110,13 +109,13 @@ def shorten(text: str, limit: int = 140) -> str:
     cut = limit
     while cut > limit // 2:
         left, right = clean[cut - 1], clean[cut]
-        if right == " " or left == " " or _is_cjk(left) or _is_cjk(right):
+        if right == " " or left == " " or breaks_anywhere(left) or breaks_anywhere(right):
             break
         cut -= 1
     else:
         cut = limit
     head = clean[:cut].rstrip(" ,;:，；：、（(")
-    return head + (" …" if not _is_cjk(head[-1:]) else "…")
+    return head + (" …" if not breaks_anywhere(head[-1:]) else "…")
 
 
 def shorten_to_fit(text: str, budget: int, measure: Callable[[str], int] = len) -> str:

@@ -29,8 +29,11 @@ Scanning is linear: every context check looks at a bounded window around the tok
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
+
+from paperbrief.text.arxiv import DATED_NEW_ID
+from paperbrief.text.cjk import count_ideographs
 
 Kind = Literal["value", "error", "reference", "citation", "year", "ratio", "quoted", "identifier"]
 
@@ -180,7 +183,7 @@ _COUNTED = re.compile(
     r"students?|workers?|firms?|households?|respondents?|observations?|subjects?)\b)"
 )
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
-_ARXIV_ID = re.compile(r"^(?:\d{2}(?:0[1-9]|1[0-2]))\.\d{4,5}$")
+_ARXIV_ID = re.compile(rf"^{DATED_NEW_ID}$")
 
 
 @dataclass(frozen=True)
@@ -232,7 +235,7 @@ def _spans(pattern: re.Pattern[str], text: str, *, min_words: int = 0) -> list[t
     spans = []
     for match in pattern.finditer(text):
         inner = match.group(0)[1:-1]
-        cjk = sum(1 for char in inner if "\u4e00" <= char <= "\u9fff")
+        cjk = count_ideographs(inner)
         if min_words and len(inner.split()) < min_words and cjk < 2 * min_words:
             continue
         spans.append((match.start(), match.end()))
@@ -333,7 +336,7 @@ def find_numbers(text: str) -> list[NumberMention]:
             kind = "quoted"
         else:
             kind = _kind(text, match, mention)
-        found.append(_with_kind(mention, kind))
+        found.append(with_kind(mention, kind))
     if any(
         word in text.lower()
         for word in (
@@ -378,44 +381,12 @@ def _word_numbers(text: str) -> list[NumberMention]:
 
 def with_kind(mention: NumberMention, kind: Kind) -> NumberMention:
     """``mention`` in another role (a cell of a standard-error column is an ``error``)."""
-    return _with_kind(mention, kind)
-
-
-def _with_kind(mention: NumberMention, kind: Kind) -> NumberMention:
-    if kind == mention.kind:
-        return mention
-    return NumberMention(
-        mention.text,
-        mention.value,
-        mention.decimals,
-        mention.unit,
-        mention.negative,
-        mention.start,
-        mention.end,
-        mention.in_name,
-        mention.glued_after,
-        mention.grouped,
-        mention.scale,
-        kind,
-    )
+    return mention if kind == mention.kind else replace(mention, kind=kind)
 
 
 def with_unit(mention: NumberMention, unit: str, scale: float = 1.0) -> NumberMention:
     """``mention`` read with ``unit`` and ``scale`` (a bare table cell under "Acc (%)")."""
-    return NumberMention(
-        mention.text,
-        mention.value,
-        mention.decimals,
-        unit,
-        mention.negative,
-        mention.start,
-        mention.end,
-        mention.in_name,
-        mention.glued_after,
-        mention.grouped,
-        scale,
-        mention.kind,
-    )
+    return replace(mention, unit=unit, scale=scale)
 
 
 _HEADER_UNIT = re.compile(

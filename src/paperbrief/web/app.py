@@ -1,8 +1,10 @@
 """The web UI: read the archive, see the full ranking, give feedback, edit the profile.
 
-``create_app(store_path, profile_path, token=None)`` builds the Starlette app; `paperbrief
-serve` runs it with uvicorn. Pages are Jinja templates with autoescaping, so every piece of
-paper text is escaped. No endpoint fetches a URL: everything shown comes from the store.
+``create_app(store_path, profile_path, token=None)`` builds the Starlette app over the
+module's handlers (``ROUTES``; each reads the app's ``Site`` from ``request.app.state``, so
+a handler can be imported and called alone); `paperbrief serve` runs it with uvicorn. Pages
+are Jinja templates with autoescaping, so every piece of paper text is escaped. No endpoint
+fetches a URL: everything shown comes from the store.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from paperbrief.models import Signal
 from paperbrief.profile import decode_profile, parse_profile, profile_template
 from paperbrief.store import Store, open_store
 from paperbrief.web import reading
+from paperbrief.web.labels import web_labels_for
 from paperbrief.web.security import (
     CSRF_FIELD,
     PROTECTED_KEYS,
@@ -84,6 +87,7 @@ class Site:
             csrf=request.state.csrf,
             csrf_field=CSRF_FIELD,
             t=labels_for(self.language()),
+            ui=web_labels_for(self.language()),
             here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
             **context,
         )
@@ -104,176 +108,199 @@ def _safe_next(target: str) -> str:
     return target
 
 
+def _site(request: Request) -> Site:
+    site: Site = request.app.state.site
+    return site
+
+
+def not_found(request: Request, what: str) -> HTMLResponse:
+    return _site(request).render(request, "missing.html", status_code=404, what=what)
+
+
+async def archive_page(request: Request) -> Response:
+    site = _site(request)
+    with site.store() as store:
+        entries = reading.archive(store)
+        states = store.feedback.states()
+    return site.render(request, "archive.html", entries=entries, states=states)
+
+
+async def digest_page(request: Request) -> Response:
+    site = _site(request)
+    day = _day(request.path_params["day"])
+    with site.store() as store:
+        stored = store.digests.load(day) if day else None
+        states = store.feedback.states()
+        deliveries = store.deliveries.of(day) if day else []
+    if stored is None:
+        return not_found(request, request.path_params["day"])
+    return site.render(
+        request,
+        "digest.html",
+        day=day,
+        digest=stored.digest,
+        states=states,
+        deliveries=deliveries,
+    )
+
+
+async def digest_file(request: Request) -> Response:
+    site = _site(request)
+    day = _day(request.path_params["day"])
+    with site.store() as store:
+        stored = store.digests.load(day) if day else None
+    if stored is None:
+        return not_found(request, request.path_params["day"])
+    html = stored.html
+    if request.query_params.get("framed") == "1":
+        # Inside the digest page's frame, links open in a new tab instead of the frame.
+        html = html.replace("<head>", '<head><base target="_blank">', 1)
+    # The stored page is our own renderer's output; still, it may run no script at all.
+    response = HTMLResponse(html)
+    response.headers["Content-Security-Policy"] = (
+        "default-src 'none'; img-src https: data:; style-src 'unsafe-inline';"
+        " frame-ancestors 'self'"
+    )
+    return response
+
+
+async def paper_page(request: Request) -> Response:
+    site = _site(request)
+    paper_id = request.path_params["paper_id"]
+    with site.store() as store:
+        paper = store.listings.paper(paper_id)
+        if paper is None:
+            return not_found(request, paper_id)
+        briefs = store.digests.briefs_of(paper_id)
+        document = store.documents.load(paper_id)
+        outline = document_outline(document) if document else None
+        history = [e for e in store.feedback.for_paper(paper_id) if e.signal.is_button]
+        states = store.feedback.states(paper_id)
+    return site.render(
+        request,
+        "paper.html",
+        paper=paper,
+        briefs=briefs,
+        outline=outline,
+        history=history,
+        states=states,
+    )
+
+
+async def ranking_page(request: Request) -> Response:
+    site = _site(request)
+    day = _day(request.path_params.get("day", "")) if "day" in request.path_params else None
+    if "day" in request.path_params and day is None:
+        return not_found(request, request.path_params["day"])
+    show_all = request.query_params.get("all") == "1"
+    hidden = request.query_params.get("hidden") == "1"  # the papers the reader hid, too
+    with site.store() as store:
+        ranked = reading.ranking_day(store, day, language=site.language(), show_hidden=hidden)
+        states = store.feedback.states()
+    if ranked is None and day is not None:
+        return not_found(request, day.isoformat())
+    rows = (
+        ranked.ranking if ranked and show_all else (ranked.ranking[:RANKING_PAGE] if ranked else [])
+    )
+    return site.render(
+        request, "ranking.html", ranked=ranked, rows=rows, show_all=show_all,
+        states=states, page_size=RANKING_PAGE,
+    )  # fmt: skip
+
+
+async def search_page(request: Request) -> Response:
+    site = _site(request)
+    query = request.query_params.get("q", "").strip()[:200]
+    papers, digests = [], []
+    with site.store() as store:
+        if query:
+            papers = store.listings.search(query, limit=50)
+            digests = store.digests.search(query)
+        states = store.feedback.states()
+    return site.render(
+        request, "search.html", query=query, papers=papers, digests=digests, states=states
+    )
+
+
+async def feedback(request: Request) -> Response:
+    site = _site(request)
+    form = await verified_form(request)
+    paper_id = str(form.get("paper_id") or "").strip()
+    signal = str(form.get("signal") or "")
+    note = str(form.get("note") or "").strip()[:2000] or None
+    target = _safe_next(str(form.get("next") or "/"))
+    if signal not in BUTTONS or not paper_id:
+        return HTMLResponse("unknown feedback signal", status_code=400)
+    with site.store() as store:
+        if store.listings.paper(paper_id) is None:
+            return not_found(request, paper_id)
+        # Same path as `paperbrief feedback`: one event in the store's feedback table.
+        store.feedback.add(paper_id, Signal(signal), note, source="web")
+    anchor = "#p-" + quote(paper_id, safe="")
+    return RedirectResponse(target.split("#", 1)[0] + anchor, status_code=303)
+
+
+async def profile_page(request: Request) -> Response:
+    """The profile editor. Paths, endpoints and names of secret variables
+    (``profile.PROTECTED`` on their fields) are shown read-only and cannot be changed here."""
+    site = _site(request)
+    path = site.profile_path
+    exists = path.is_file()
+    current = site.profile_text() if exists else ""
+    baseline = current or profile_template()
+    text = baseline
+    problems: list[ProfileProblem] = []
+    profile, saved = None, False
+    if request.method == "POST":
+        form = await verified_form(request)
+        text = str(form.get("text") or "").replace("\r\n", "\n")
+        action = str(form.get("action") or "validate")
+    else:
+        action = "view"
+    try:
+        profile = parse_profile(text, str(path))
+    except ProfileError as error:
+        problems = list(error.problems)
+    words = web_labels_for(site.language())
+    locked = [
+        ProfileProblem(item.key, words.read_only_changed.format(key=item.key), item.line)
+        for item in changed_protected(baseline, text)
+    ]
+    problems += locked
+    if action == "save" and profile is not None and not locked:
+        write_atomic(path, text)
+        exists, saved = True, True
+    status = 422 if problems and action != "view" else 200
+    protected = protected_values(baseline)
+    return site.render(
+        request, "profile.html", status_code=status, text=text, problems=problems,
+        profile=profile if not problems else None, saved=saved, action=action,
+        path=str(path), exists=exists,
+        protected=[(key, protected[key]) for key in PROTECTED_KEYS],
+    )  # fmt: skip
+
+
+ROUTES = (
+    Route("/", archive_page),
+    Route("/digest/{day}", digest_page),
+    Route("/digest/{day}/file", digest_file),
+    Route("/paper/{paper_id:path}", paper_page),
+    Route("/ranking", ranking_page),
+    Route("/ranking/{day}", ranking_page),
+    Route("/search", search_page),
+    Route("/feedback", feedback, methods=["POST"]),
+    Route("/profile", profile_page, methods=["GET", "POST"]),
+    Mount("/static", StaticFiles(directory=STATIC), name="static"),
+)
+
+
 def create_app(store_path: Path, profile_path: Path, token: str | None = None) -> Starlette:
     """The web UI over the store at ``store_path`` and the profile file ``profile_path``.
 
     With ``token`` every request must present it (see ``web.security``); without one the
-    app answers loopback hosts only.
+    app answers loopback hosts only. The handlers are this module's functions; each finds
+    the app's ``Site`` on ``request.app.state.site``.
     """
-    site = Site(Path(store_path), Path(profile_path))
-
-    def not_found(request: Request, what: str) -> HTMLResponse:
-        return site.render(request, "missing.html", status_code=404, what=what)
-
-    async def archive_page(request: Request) -> Response:
-        with site.store() as store:
-            entries = reading.archive(store)
-            states = store.feedback.states()
-        return site.render(request, "archive.html", entries=entries, states=states)
-
-    async def digest_page(request: Request) -> Response:
-        day = _day(request.path_params["day"])
-        with site.store() as store:
-            stored = store.digests.load(day) if day else None
-            states = store.feedback.states()
-            deliveries = store.deliveries.of(day) if day else []
-        if stored is None:
-            return not_found(request, request.path_params["day"])
-        return site.render(
-            request,
-            "digest.html",
-            day=day,
-            digest=stored.digest,
-            states=states,
-            deliveries=deliveries,
-        )
-
-    async def digest_file(request: Request) -> Response:
-        day = _day(request.path_params["day"])
-        with site.store() as store:
-            stored = store.digests.load(day) if day else None
-        if stored is None:
-            return not_found(request, request.path_params["day"])
-        html = stored.html
-        if request.query_params.get("framed") == "1":
-            # Inside the digest page's frame, links open in a new tab instead of the frame.
-            html = html.replace("<head>", '<head><base target="_blank">', 1)
-        # The stored page is our own renderer's output; still, it may run no script at all.
-        response = HTMLResponse(html)
-        response.headers["Content-Security-Policy"] = (
-            "default-src 'none'; img-src https: data:; style-src 'unsafe-inline';"
-            " frame-ancestors 'self'"
-        )
-        return response
-
-    async def paper_page(request: Request) -> Response:
-        paper_id = request.path_params["paper_id"]
-        with site.store() as store:
-            paper = store.listings.paper(paper_id)
-            if paper is None:
-                return not_found(request, paper_id)
-            briefs = store.digests.briefs_of(paper_id)
-            document = store.documents.load(paper_id)
-            outline = document_outline(document) if document else None
-            history = [e for e in store.feedback.for_paper(paper_id) if e.signal.is_button]
-            states = store.feedback.states(paper_id)
-        return site.render(
-            request,
-            "paper.html",
-            paper=paper,
-            briefs=briefs,
-            outline=outline,
-            history=history,
-            states=states,
-        )
-
-    async def ranking_page(request: Request) -> Response:
-        day = _day(request.path_params.get("day", "")) if "day" in request.path_params else None
-        if "day" in request.path_params and day is None:
-            return not_found(request, request.path_params["day"])
-        show_all = request.query_params.get("all") == "1"
-        hidden = request.query_params.get("hidden") == "1"  # the papers the reader hid, too
-        with site.store() as store:
-            ranked = reading.ranking_day(store, day, language=site.language(), show_hidden=hidden)
-            states = store.feedback.states()
-        if ranked is None and day is not None:
-            return not_found(request, day.isoformat())
-        rows = (
-            ranked.ranking
-            if ranked and show_all
-            else (ranked.ranking[:RANKING_PAGE] if ranked else [])
-        )
-        return site.render(
-            request, "ranking.html", ranked=ranked, rows=rows, show_all=show_all,
-            states=states, page_size=RANKING_PAGE,
-        )  # fmt: skip
-
-    async def search_page(request: Request) -> Response:
-        query = request.query_params.get("q", "").strip()[:200]
-        papers, digests = [], []
-        with site.store() as store:
-            if query:
-                papers = store.listings.search(query, limit=50)
-                digests = store.digests.search(query)
-            states = store.feedback.states()
-        return site.render(
-            request, "search.html", query=query, papers=papers, digests=digests, states=states
-        )
-
-    async def feedback(request: Request) -> Response:
-        form = await verified_form(request)
-        paper_id = str(form.get("paper_id") or "").strip()
-        signal = str(form.get("signal") or "")
-        note = str(form.get("note") or "").strip()[:2000] or None
-        target = _safe_next(str(form.get("next") or "/"))
-        if signal not in BUTTONS or not paper_id:
-            return HTMLResponse("unknown feedback signal", status_code=400)
-        with site.store() as store:
-            if store.listings.paper(paper_id) is None:
-                return not_found(request, paper_id)
-            # Same path as `paperbrief feedback`: one event in the store's feedback table.
-            store.feedback.add(paper_id, Signal(signal), note, source="web")
-        anchor = "#p-" + quote(paper_id, safe="")
-        return RedirectResponse(target.split("#", 1)[0] + anchor, status_code=303)
-
-    async def profile_page(request: Request) -> Response:
-        """The profile editor. Paths, endpoints and names of secret variables
-        (``profile.PROTECTED_KEYS``) are shown read-only and cannot be changed here."""
-        path = site.profile_path
-        exists = path.is_file()
-        current = site.profile_text() if exists else ""
-        baseline = current or profile_template()
-        text = baseline
-        problems: list[ProfileProblem] = []
-        profile, saved = None, False
-        if request.method == "POST":
-            form = await verified_form(request)
-            text = str(form.get("text") or "").replace("\r\n", "\n")
-            action = str(form.get("action") or "validate")
-        else:
-            action = "view"
-        try:
-            profile = parse_profile(text, str(path))
-        except ProfileError as error:
-            problems = list(error.problems)
-        labels = labels_for(site.language())
-        locked = [
-            ProfileProblem(item.key, labels.read_only_changed.format(key=item.key), item.line)
-            for item in changed_protected(baseline, text)
-        ]
-        problems += locked
-        if action == "save" and profile is not None and not locked:
-            write_atomic(path, text)
-            exists, saved = True, True
-        status = 422 if problems and action != "view" else 200
-        protected = protected_values(baseline)
-        return site.render(
-            request, "profile.html", status_code=status, text=text, problems=problems,
-            profile=profile if not problems else None, saved=saved, action=action,
-            path=str(path), exists=exists,
-            protected=[(key, protected[key]) for key in PROTECTED_KEYS],
-        )  # fmt: skip
-
-    routes = [
-        Route("/", archive_page),
-        Route("/digest/{day}", digest_page),
-        Route("/digest/{day}/file", digest_file),
-        Route("/paper/{paper_id:path}", paper_page),
-        Route("/ranking", ranking_page),
-        Route("/ranking/{day}", ranking_page),
-        Route("/search", search_page),
-        Route("/feedback", feedback, methods=["POST"]),
-        Route("/profile", profile_page, methods=["GET", "POST"]),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    return Starlette(routes=routes, middleware=[Middleware(AccessMiddleware, token=token)])
+    app = Starlette(routes=ROUTES, middleware=[Middleware(AccessMiddleware, token=token)])
+    app.state.site = Site(Path(store_path), Path(profile_path))
+    return app

@@ -30,7 +30,6 @@ import tomllib
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from pydantic import BaseModel
 from starlette.datastructures import URL, FormData
 from starlette.exceptions import HTTPException
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
@@ -38,21 +37,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
+from paperbrief.environment import is_loopback
 from paperbrief.errors import ProfileProblem
-from paperbrief.profile import (
-    BlogSettings,
-    EmailSettings,
-    FeedSettings,
-    LLMSettings,
-    OutputSettings,
-    line_of,
-)
-from paperbrief.transport import is_loopback
+from paperbrief.profile import line_of, protected_settings
 
 TOKEN_COOKIE = "paperbrief_token"
 CSRF_COOKIE = "paperbrief_csrf"
 CSRF_FIELD = "csrf"
-TOKEN_ENV = "PAPERBRIEF_WEB_TOKEN"
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; "
@@ -170,44 +161,11 @@ class AccessMiddleware(BaseHTTPMiddleware):
         return response
 
 
-# What the web UI's profile editor may not change: where files go, which endpoints are
-# contacted, and the names of the variables holding secrets. Through the editor one could
-# otherwise point [llm] base_url elsewhere and api_key_env at the SMTP password, or the
-# feed at ~/.ssh/authorized_keys. They are edited in the file and shown read-only.
-PROTECTED_KEYS: tuple[str, ...] = (
-    "output.dir",
-    "output.filename",
-    "llm.base_url",
-    "llm.api_key_env",
-    "delivery.blog.folder",
-    "delivery.blog.filename",
-    "delivery.feed.path",
-    "delivery.email.smtp_host",
-    "delivery.email.smtp_port",
-    "delivery.email.security",
-    "delivery.email.username",
-    "delivery.email.password_env",
-    "delivery.email.ca_file",
-    "delivery.email.sender",
-    "delivery.email.to",
-    "delivery.webhooks",
-)
-
-
-def _defaults() -> dict[str, object]:
-    models: dict[str, BaseModel] = {
-        "output": OutputSettings(),
-        "llm": LLMSettings(),
-        "delivery.blog": BlogSettings(),
-        "delivery.feed": FeedSettings(),
-        "delivery.email": EmailSettings(),
-    }
-    values: dict[str, object] = {"delivery.webhooks": []}
-    for key in PROTECTED_KEYS:
-        table, _, name = key.rpartition(".")
-        if table in models:
-            values[key] = getattr(models[table], name)
-    return values
+# What the web UI's profile editor may not change, declared on the profile's fields
+# (``profile.PROTECTED``): where files go, which endpoints are contacted, and the names of
+# the variables holding secrets. They are edited in the file and shown read-only.
+PROTECTED_DEFAULTS: dict[str, object] = protected_settings()
+PROTECTED_KEYS: tuple[str, ...] = tuple(PROTECTED_DEFAULTS)
 
 
 def protected_values(text: str) -> dict[str, str]:
@@ -218,7 +176,7 @@ def protected_values(text: str) -> dict[str, str]:
     except (tomllib.TOMLDecodeError, RecursionError):
         data = {}
     values: dict[str, str] = {}
-    for key, default in _defaults().items():
+    for key, default in PROTECTED_DEFAULTS.items():
         node: Any = data
         for part in key.split("."):
             node = node.get(part) if isinstance(node, dict) else None

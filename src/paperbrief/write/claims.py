@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from paperbrief.labels import LABELS
 from paperbrief.models import Digest, PaperBrief
-from paperbrief.text import NumberMention, find_numbers, split_clauses
+from paperbrief.text import NumberMention, arxiv, find_numbers, split_clauses
 
 DAY = ""  # the "paper" of a day-level chunk
 
@@ -33,8 +33,8 @@ _CITES_PAPER = re.compile(
     r"\bpaper\b|\bauthors?\b|\breport(?:s|ed)?\b|\bthey (?:find|found|show|measure)",
     re.IGNORECASE,
 )
-_ARXIV_ID = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})", re.IGNORECASE)
-_ABS_LINK = re.compile(r"arxiv\.org/abs/(\d{4}\.\d{4,5})")
+_ARXIV_ID = re.compile(rf"arXiv:\s*({arxiv.NEW_ID})", re.IGNORECASE)
+_ABS_LINK = re.compile(re.escape(arxiv.HOST) + rf"/abs/({arxiv.NEW_ID})")
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,15 @@
 """The LLM writer: a grounded deep read per pick, and the day-level synthesis.
 
-Entry points (the pipeline uses them when ``llm.llm_configured(profile.llm)``):
+Entry points (``write.LLMWriter`` runs them, many picks at once, with the offline writer
+as its fallback):
 
 * ``write_brief_llm(client, scored, document, profile, language=None) -> PaperBrief`` — one
   call (role ``writer``) from the document's budgeted text + evidence index, the reader's
   profile and the pick's reason. ``document`` None means abstract only.
-* ``write_briefs_llm(client, jobs, profile, language=None, on_done=None)`` — the same for
-  several picks in parallel threads (the client caps requests in flight); ``on_done`` is
-  called with each finished brief so the caller can store it at once.
-* ``write_day_llm(client, briefs, profile, language=None, *, digest_date, listing_day,
-  papers_considered, documents=None, strict=False) -> Digest`` — one call (role
-  ``writer-day``) from the per-paper briefs only; verifies the numbers against
-  ``documents`` and fills the provenance (model, tokens, cost, verified counts).
+* ``write_day_llm(client, briefs, profile, day, language=None, *, documents=None,
+  strict=False) -> Digest`` — one call (role ``writer-day``) from the per-paper briefs
+  only; verifies the numbers against ``documents`` and fills the provenance (model,
+  tokens, cost, verified counts).
 
 Paper text is untrusted: the system prompt never contains it; it travels in the user
 message inside ``<paper>`` tags (any closing tag inside it is defused), and the answer is
@@ -22,20 +20,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
 
 from pydantic import BaseModel, Field
 
 from paperbrief import fulltext, prompts
-from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for
 from paperbrief.llm import StructuredLLM
 from paperbrief.models import (
     ComparisonTable,
+    DayFacts,
     Digest,
+    Document,
     Figure,
     Implications,
     Paper,
@@ -46,7 +43,7 @@ from paperbrief.models import (
 )
 from paperbrief.profile import Profile
 from paperbrief.text import estimate_tokens, shorten
-from paperbrief.write.notes import fulltext_note, strict_note, unverified_notes
+from paperbrief.write.notes import fulltext_note, spent, strict_note, unverified_notes
 from paperbrief.write.strict import strict_brief, strict_day
 from paperbrief.write.verify import digest_checker, verify_digest
 
@@ -150,7 +147,7 @@ class PaperData:
 
 def paper_data(document: Document | None, paper: Paper, tokens: int) -> PaperData:
     """Exactly the paper text the writer is sent (``paperbrief read --prompt`` prints it)."""
-    if document is None or document.source in ("abstract", ""):
+    if document is None or not document.has_fulltext:
         abstract = document.abstract if document is not None else paper.abstract
         title = (document.title if document is not None else "") or paper.title
         return PaperData(
@@ -236,7 +233,7 @@ def brief_from_read(
     read: PaperRead, scored: ScoredPaper, document: Document | None, language: str
 ) -> PaperBrief:
     """Turn the validated answer into the shared ``PaperBrief`` value."""
-    abstract_only = document is None or document.source in ("abstract", "")
+    abstract_only = document is None or not document.has_fulltext
     figure = _figure(read, document)
     labels = labels_for(language)
     # No document at all means the pipeline had only the listing's abstract to give.
@@ -278,41 +275,6 @@ def write_brief_llm(
         "writer", messages, PaperRead, max_tokens=profile.llm.writer_max_tokens
     )
     return brief_from_read(read, scored, document, language)
-
-
-def write_briefs_llm(
-    client: StructuredLLM,
-    jobs: Sequence[tuple[ScoredPaper, Document | None]],
-    profile: Profile,
-    language: str | None = None,
-    on_done: Callable[[PaperBrief], None] | None = None,
-) -> list[PaperBrief]:
-    """Deep reads for several picks in parallel, in the order given.
-
-    ``on_done`` runs (in the calling thread) as each brief finishes, so a crash later loses
-    nothing already written. The first error is re-raised after finished briefs are handed
-    to ``on_done``.
-    """
-    workers = max(1, min(profile.llm.concurrency, len(jobs)))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [
-            pool.submit(write_brief_llm, client, scored, document, profile, language)
-            for scored, document in jobs
-        ]
-        briefs: list[PaperBrief] = []
-        failure: BaseException | None = None
-        for future in futures:
-            try:
-                brief = future.result()
-            except Exception as error:  # keep collecting the others before re-raising
-                failure = failure or error
-                continue
-            if on_done is not None:
-                on_done(brief)
-            briefs.append(brief)
-    if failure is not None:
-        raise failure
-    return briefs
 
 
 # -------------------------------------------------------------------- per day
@@ -365,25 +327,18 @@ def _comparison(synthesis: DaySynthesis, briefs: Sequence[PaperBrief]) -> Compar
     return ComparisonTable(columns=tuple(names), rows=rows) if rows and count > 1 else None
 
 
-def _draft(
-    briefs: Sequence[PaperBrief],
-    profile: Profile,
-    language: str,
-    digest_date: date,
-    listing_day: date,
-    papers_considered: int,
-) -> Digest:
+def _draft(briefs: Sequence[PaperBrief], profile: Profile, language: str, day: DayFacts) -> Digest:
     """The day's digest around its briefs, before the synthesis fills the day-level parts."""
     separator = labels_for(language).separator
     return Digest(
-        digest_date=digest_date,
-        listing_day=listing_day,
+        digest_date=day.digest_date,
+        listing_day=day.listing_day,
         language=language,
-        title=profile.output.title.format(date=digest_date.isoformat()),
+        title=profile.output.title.format(date=day.digest_date.isoformat()),
         description=profile.output.description
         or shorten(separator.join(b.paper.title for b in briefs), 150),
         briefs=tuple(briefs),
-        papers_considered=papers_considered,
+        papers_considered=day.papers_considered,
     )
 
 
@@ -391,11 +346,9 @@ def write_day_llm(
     client: StructuredLLM,
     briefs: Sequence[PaperBrief],
     profile: Profile,
+    day: DayFacts,
     language: str | None = None,
     *,
-    digest_date: date,
-    listing_day: date,
-    papers_considered: int,
     documents: dict[str, Document] | None = None,
     strict: bool = False,
 ) -> Digest:
@@ -415,20 +368,20 @@ def write_day_llm(
     strict = strict or profile.llm.strict_numbers
     removed = 0
     if strict:
-        before = _draft(briefs, profile, language, digest_date, listing_day, papers_considered)
+        before = _draft(briefs, profile, language, day)
         checker = digest_checker(before, documents, known)
         cut = [strict_brief(brief, checker) for brief in briefs]
         briefs = [brief for brief, _ in cut]
         removed = sum(count for _, count in cut)
     synthesis = client.complete_json(
         "writer-day",
-        day_messages(briefs, profile, language, papers_considered),
+        day_messages(briefs, profile, language, day.papers_considered),
         DaySynthesis,
         max_tokens=profile.llm.writer_max_tokens,
     )
     comparison = _comparison(synthesis, briefs)
     digest = dataclasses.replace(
-        _draft(briefs, profile, language, digest_date, listing_day, papers_considered),
+        _draft(briefs, profile, language, day),
         summary=synthesis.summary,
         theme_title=synthesis.theme_title,
         theme=synthesis.theme,
@@ -439,16 +392,12 @@ def write_day_llm(
         digest, cut_day = strict_day(digest, digest_checker(digest, documents, known))
         removed += cut_day
     report = verify_digest(digest, documents, known)
-    usage = client.usage().values()
     provenance = Provenance(
         writer=client.model_for("writer"),
         sources={b.paper.id: b.text_source for b in briefs},
         numbers_checked=report.numbers,
         numbers_verified=report.verified,
-        # What the digest's calls cost, including answers served from the cache on a rerun.
-        prompt_tokens=sum(u.prompt_tokens + u.cached_prompt_tokens for u in usage),
-        completion_tokens=sum(u.completion_tokens + u.cached_completion_tokens for u in usage),
-        cost=round(sum(u.cost + u.cached_cost for u in usage), 6),
         notes=(*strict_note(removed, labels), *unverified_notes(report, labels)),
+        **spent(client),
     )
     return dataclasses.replace(digest, provenance=provenance)

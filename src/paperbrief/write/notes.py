@@ -1,11 +1,18 @@
 """The digest's honest remarks, in its language: what full text a brief was written from,
-which numbers the verifier could not find, how much strict mode removed."""
+which numbers the verifier could not find, how much strict mode removed, and which parts
+fell back and why (under the pick concerned, and in the footer)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
 from paperbrief.fulltext import FullTextStatus, fulltext_status
-from paperbrief.fulltext.document import Document
-from paperbrief.labels import Labels
+from paperbrief.labels import Labels, labels_for, stars_text
+from paperbrief.llm import StructuredLLM
+from paperbrief.models import Digest, Document, Fallback, PaperBrief
+from paperbrief.profile import Profile
 from paperbrief.write.verify import VerifyReport
 
 
@@ -53,3 +60,78 @@ def unverified_notes(report: VerifyReport, labels: Labels, limit: int = 8) -> tu
 
 def strict_note(removed: int, labels: Labels) -> tuple[str, ...]:
     return (labels.strict_removed.format(n=removed),) if removed else ()
+
+
+# ------------------------------------------------------------------------- fallbacks
+def with_fallback_note(brief: PaperBrief, fallback: Fallback, language: str) -> PaperBrief:
+    """The offline brief of a pick whose deep read fell back, saying so first."""
+    labels = labels_for(language)
+    note = labels.fallback_brief.format(reason=labels.fallback_reason(fallback.reason))
+    return replace(brief, notes=(note, *brief.notes))
+
+
+def fallback_notes(fallbacks: Sequence[Fallback], language: str) -> tuple[str, ...]:
+    """The digest's lines on what fell back and why, one per part (papers grouped)."""
+    labels = labels_for(language)
+    notes: list[str] = []
+    for fallback in fallbacks:
+        if fallback.part == "ranking":
+            notes.append(
+                labels.fallback_ranking.format(reason=labels.fallback_reason(fallback.reason))
+            )
+        elif fallback.part == "day":
+            notes.append(labels.fallback_day.format(reason=labels.fallback_reason(fallback.reason)))
+    for part, template in (
+        ("fulltext", labels.fallback_fulltext),
+        ("brief", labels.fallback_briefs),
+    ):
+        by_reason: dict[str, list[str]] = {}
+        for fallback in fallbacks:
+            if fallback.part == part:
+                by_reason.setdefault(fallback.reason, []).append(fallback.paper_id)
+        for reason, papers in by_reason.items():
+            notes.append(
+                template.format(reason=labels.fallback_reason(reason), papers=", ".join(papers))
+            )
+    return tuple(notes)
+
+
+def say_fallbacks(digest: Digest, fallbacks: Sequence[Fallback]) -> Digest:
+    """The digest with its footer saying, in its language, what fell back and why."""
+    if not fallbacks or digest.provenance is None:
+        return digest
+    notes = (*fallback_notes(fallbacks, digest.language), *digest.provenance.notes)
+    return replace(digest, provenance=replace(digest.provenance, notes=notes))
+
+
+def around_llm_briefs(
+    digest: Digest, profile: Profile, client: StructuredLLM, papers_considered: int
+) -> Digest:
+    """The offline assembly of the day around briefs the LLM wrote: its summary says no
+    more than the picks (not "taken from the abstracts"), and its footer names the briefs'
+    writer and what the calls cost."""
+    if digest.provenance is None:
+        return digest
+    labels = labels_for(profile.language)
+    items = labels.separator.join(
+        labels.title_with_stars.format(title=b.paper.title, stars=stars_text(b.scored.stars))
+        for b in digest.briefs
+    )
+    summary = labels.day_fallback_summary.format(
+        total=papers_considered, count=len(digest.briefs), items=items
+    )
+    provenance = replace(
+        digest.provenance, writer=client.model_for("writer"), notes=(), **spent(client)
+    )
+    return replace(digest, summary=summary, provenance=provenance)
+
+
+def spent(client: StructuredLLM) -> dict[str, Any]:
+    """What the digest's calls cost, including answers served from the cache on a rerun
+    (the provenance's ``prompt_tokens``, ``completion_tokens`` and ``cost``)."""
+    usage = client.usage().values()
+    return {
+        "prompt_tokens": sum(u.prompt_tokens + u.cached_prompt_tokens for u in usage),
+        "completion_tokens": sum(u.completion_tokens + u.cached_completion_tokens for u in usage),
+        "cost": round(sum(u.cost + u.cached_cost for u in usage), 6),
+    }

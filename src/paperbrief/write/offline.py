@@ -10,18 +10,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import date
 
 from paperbrief import fulltext
-from paperbrief.fulltext.document import Document
 from paperbrief.labels import labels_for, stars_text
 from paperbrief.models import (
     OFFLINE_WRITER,
     ComparisonTable,
+    DayFacts,
     Digest,
+    Document,
     PaperBrief,
     Provenance,
     ScoredPaper,
+    Table,
     TableData,
 )
 from paperbrief.profile import Profile
@@ -46,7 +47,7 @@ def _reason(scored: ScoredPaper, language: str) -> str:
     return labels.separator.join(parts)
 
 
-def _table_data(table: fulltext.document.Table) -> TableData | None:
+def _table_data(table: Table) -> TableData | None:
     """The paper's table for the digest, trimmed to a readable size (None when empty)."""
     data = fulltext.to_table_data(table)
     if not data.rows:
@@ -138,7 +139,7 @@ def write_brief_offline(
     labels = labels_for(language)
     paper = scored.paper
     parts = classify_abstract(paper.abstract)
-    has_fulltext = document is not None and document.source not in ("abstract", "")
+    has_fulltext = document is not None and document.has_fulltext
     used = {
         _key(s)
         for s in (*parts.tldr, *parts.problem, *parts.method, *parts.results, *parts.numbers)
@@ -201,14 +202,7 @@ def _comparison(briefs: Sequence[PaperBrief], language: str) -> ComparisonTable:
     return ComparisonTable(columns=columns, rows=tuple(rows))
 
 
-def write_day_offline(
-    briefs: Sequence[PaperBrief],
-    profile: Profile,
-    *,
-    digest_date: date,
-    listing_day: date,
-    papers_considered: int,
-) -> Digest:
+def write_day_offline(briefs: Sequence[PaperBrief], profile: Profile, day: DayFacts) -> Digest:
     """Assemble the day's digest from per-paper briefs (no synthesis beyond what is known)."""
     language = profile.language
     labels = labels_for(language)
@@ -219,7 +213,7 @@ def write_day_offline(
     )
     any_fulltext = any(b.text_source not in ("abstract", NOT_FETCHED) for b in briefs)
     summary = labels.day_offline_summary.format(
-        total=papers_considered,
+        total=day.papers_considered,
         count=len(briefs),
         items=items,
         fulltext=labels.with_fulltext if any_fulltext else "",
@@ -228,13 +222,13 @@ def write_day_offline(
     closing = labels.closing_offline.format(
         title=top.paper.title, line=top.direction, stars=stars_text(top.scored.stars)
     )
-    title = profile.output.title.format(date=digest_date.isoformat())
+    title = profile.output.title.format(date=day.digest_date.isoformat())
     description = profile.output.description or shorten(
         separator.join(b.paper.title for b in briefs), 150
     )
     return Digest(
-        digest_date=digest_date,
-        listing_day=listing_day,
+        digest_date=day.digest_date,
+        listing_day=day.listing_day,
         language=language,
         title=title,
         description=description,
@@ -242,7 +236,7 @@ def write_day_offline(
         summary=summary,
         comparisons=(_comparison(briefs, language),) if len(briefs) > 1 else (),
         closing=closing,
-        papers_considered=papers_considered,
+        papers_considered=day.papers_considered,
         provenance=Provenance(
             writer=OFFLINE_WRITER,
             sources={b.paper.id: b.text_source for b in briefs},

@@ -32,8 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from paperbrief import fulltext
-from paperbrief.fulltext.document import Document
-from paperbrief.models import Digest, PaperBrief
+from paperbrief.models import Digest, Document, PaperBrief
 from paperbrief.text import NumberMention, find_numbers, shorten
 from paperbrief.text.numbers import UNIT_DIMENSIONS
 from paperbrief.write.claims import (

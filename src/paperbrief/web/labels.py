@@ -1,0 +1,187 @@
+"""The web UI's own words, per language: its pages, buttons and forms (typed, as
+``labels.Labels`` is for the words of the digest, which the web UI's pages show too)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from paperbrief.models import Signal
+
+
+@dataclass(frozen=True)
+class WebLabels:
+    """The web UI's words of one language."""
+
+    archive: str
+    ranking: str
+    search: str
+    profile: str
+    up: str
+    down: str
+    save: str
+    hide: str
+    note: str
+    no_digests: str
+    picks: str
+    raw_page: str
+    listing_day: str
+    writer: str
+    delivered: str
+    rank: str
+    score: str
+    paper: str
+    picked: str
+    not_picked_hint: str
+    show_all: str
+    no_ranking: str
+    search_placeholder: str
+    papers_found: str
+    digests_found: str
+    nothing_found: str
+    authors: str
+    categories: str
+    abstract: str
+    briefs: str
+    outline: str
+    no_outline: str
+    tables: str
+    figures: str
+    feedback_history: str
+    validate: str
+    save_profile: str
+    profile_valid: str
+    profile_saved: str
+    profile_problems: str
+    line_no: str
+    not_found: str
+    research_lines: str
+    days: str
+    why: str  # why a paper ranks where it does
+    read_only: str  # profile keys edited in the file only
+    read_only_changed: str  # {key}
+
+    def signal(self, signal: Signal | str) -> str:
+        """The button name of a feedback signal (the signal itself for pipeline signals)."""
+        value = Signal(signal)
+        return {
+            Signal.UP: self.up,
+            Signal.DOWN: self.down,
+            Signal.SAVE: self.save,
+            Signal.HIDE: self.hide,
+        }.get(value, value.value)
+
+
+_ZH = WebLabels(
+    archive="归档",
+    ranking="今日排名",
+    search="搜索",
+    profile="研究档案",
+    up="有用",
+    down="没用",
+    save="收藏",
+    hide="不感兴趣",
+    note="备注（可选）",
+    no_digests="还没有日报。运行 `paperbrief run` 生成第一份。",
+    picks="入选论文",
+    raw_page="单独打开页面",
+    listing_day="arXiv 列表日",
+    writer="撰写",
+    delivered="投递",
+    rank="名次",
+    score="分数",
+    paper="论文",
+    picked="已入选",
+    not_picked_hint="当天全部候选论文的排序：已入选的标出，其余是没被选中的。",
+    show_all="显示全部",
+    no_ranking="还没有存储的排名。",
+    search_placeholder="标题、摘要或日报中的词",
+    papers_found="论文",
+    digests_found="日报",
+    nothing_found="没有找到。",
+    authors="作者",
+    categories="分类",
+    abstract="摘要",
+    briefs="日报中的解读",
+    outline="全文结构",
+    no_outline="还没有抓取全文。",
+    tables="表格",
+    figures="图",
+    feedback_history="我的反馈",
+    validate="校验",
+    save_profile="保存",
+    profile_valid="档案有效。",
+    profile_saved="已保存。",
+    profile_problems="档案有问题，未保存：",
+    line_no="第 {n} 行",
+    not_found="没有找到：",
+    research_lines="研究方向",
+    days="其他日期",
+    why="理由",
+    read_only="以下设置只能在文件中修改（路径、服务地址、密钥变量名），此处只读：",
+    read_only_changed="{key} 只能在档案文件中修改，网页上不能更改。",
+)
+
+_EN = WebLabels(
+    archive="Archive",
+    ranking="Ranking",
+    search="Search",
+    profile="Profile",
+    up="Useful",
+    down="Not useful",
+    save="Save",
+    hide="Not interested",
+    note="Note (optional)",
+    no_digests="No digests yet. Run `paperbrief run` to make the first one.",
+    picks="Picks",
+    raw_page="Open the page alone",
+    listing_day="arXiv listing",
+    writer="Writer",
+    delivered="Delivered",
+    rank="#",
+    score="Score",
+    paper="Paper",
+    picked="picked",
+    not_picked_hint="The day's whole ranking: picks are marked, the rest were not chosen.",
+    show_all="Show all",
+    no_ranking="No ranking stored yet.",
+    search_placeholder="Words in titles, abstracts or digests",
+    papers_found="Papers",
+    digests_found="Digests",
+    nothing_found="Nothing found.",
+    authors="Authors",
+    categories="Categories",
+    abstract="Abstract",
+    briefs="In the digests",
+    outline="Full-text outline",
+    no_outline="Full text not fetched yet.",
+    tables="Tables",
+    figures="Figures",
+    feedback_history="My feedback",
+    validate="Validate",
+    save_profile="Save",
+    profile_valid="The profile is valid.",
+    profile_saved="Saved.",
+    profile_problems="The profile has problems and was not saved:",
+    line_no="line {n}",
+    not_found="Not found: ",
+    research_lines="Research lines",
+    days="Other days",
+    why="Why",
+    read_only="These settings are edited in the file only (paths, endpoints, names of secret"
+    " variables); shown read-only:",
+    read_only_changed="{key} can only be changed in the profile file, not on this page.",
+)
+
+WEB_LABELS: Mapping[str, WebLabels] = MappingProxyType({"zh": _ZH, "en": _EN})  # LANGUAGES
+
+
+def web_labels_for(language: str) -> WebLabels:
+    """The web UI's words in ``language`` (``zh`` or ``en``)."""
+    try:
+        return WEB_LABELS[language]
+    except KeyError:
+        raise ValueError(
+            f"no web labels for language {language!r}; use one of {sorted(WEB_LABELS)}"
+        ) from None
