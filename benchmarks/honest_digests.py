@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -132,8 +133,25 @@ class Bank:
                 f"===== {m['role']} =====\n{m['content']}" for m in body.get("messages", [])
             )
             prompt.write_text(text + "\n", encoding="utf-8")
+            with (self.prompts / "INDEX.tsv").open("a", encoding="utf-8") as index:
+                index.write(f"{key}\t{_what(body)}\n")
         self.missing.append(key)
         return Reply(status=400, body=b'{"error": {"message": "no answer in the bank yet"}}')
+
+
+def _what(body: dict[str, Any]) -> str:
+    """What a request asks for, for the index of prompt files."""
+    user = next((m["content"] for m in body.get("messages", []) if m.get("role") == "user"), "")
+    paper = re.search(r'<paper id="([^"]+)"', user)
+    if "<picks>" in user:
+        return "day synthesis"
+    part = re.match(r"Read part (\d+) of (\d+)", user)
+    where = paper.group(1) if paper else "?"
+    return (
+        f"section notes, part {part.group(1)} of {part.group(2)}, {where}"
+        if part
+        else (f"deep read, {where}")
+    )
 
 
 def document_of(pick: Pick) -> tuple[Document, Paper]:
