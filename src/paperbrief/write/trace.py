@@ -5,13 +5,10 @@ cites (``text.citations``). It is checked against *those units only* — never t
 large, never another paper:
 
 1. citation: every cited id exists in that paper;
-2. quantity: every number it states is stated by a cited unit: the same value within the
-   claim's written precision and 5 % (12 % when it says 约/近/about/~), bounds for 超过/不到/
-   more than/less than; the same dimension and scale (2 万 ≠ 2 million); percentage points
-   ≠ percent where the unit says which; a fraction and its percentage (0.5 ↔ 50 %); a pair
-   for a ratio (4/5 ↔ "four out of five"); or — a computed delta — the difference (points,
-   absolute) or ratio (×, relative %) of two values of one cited sentence or of one table's
-   row or column. Never a standard error, a citation marker, a year, a label or a quotation;
+2. quantity: every number it states is stated by a cited unit (``quantities.py``: value,
+   precision, unit, scale, points vs percent, fractions, shares, computed deltas, one
+   evidence number per claimed number) — never a standard error, a citation marker, a
+   year, a label or a quotation;
 3. direction: 提升/下降, increase/decrease, a sign, better/worse on a number agree with the
    supporting unit's own sign or cue word (on the same axis: value or merit);
 4. names: every model, dataset, metric or baseline name it states is in its cited units
@@ -48,7 +45,7 @@ from paperbrief.text.direction import (
     on_value_axis,
 )
 from paperbrief.text.names import Name, name_key, names_in
-from paperbrief.text.numbers import UNIT_DIMENSIONS
+from paperbrief.write.quantities import assign, counted_by_citation, derived, supports
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
 READER_SECTIONS = frozenset({"reason", "technique", "experiment", "trend", "summary", "theme",
@@ -64,8 +61,6 @@ _RATING = re.compile(
     re.IGNORECASE,
 )
 _READER = re.compile(r"我们|咱们|\b(?:we|our|us|the reader)\b", re.IGNORECASE)
-ROUNDING_TOLERANCE = 0.05  # relative error a rounded number may carry
-APPROX_TOLERANCE = 0.12  # … when it says it is approximate (约 / about / ~)
 _READING_TIME = ("读", "阅读", "read", "值得", "花", "spend", "worth", "minutes of")
 
 
@@ -226,80 +221,6 @@ def _read_numbers(plain: str, section: str) -> list[NumberMention]:
     return found
 
 
-def _same_value(a: NumberMention, b: NumberMention) -> bool:
-    return math.isclose(a.value * a.scale, b.value * b.scale) and a.dimension == b.dimension
-
-
-# ------------------------------------------------------------------- quantities
-def _close(claim: NumberMention, value: float) -> bool:
-    """Whether ``value`` (the evidence's, in the claim's unit) is what ``claim`` says."""
-    stated = claim.value * claim.scale
-    value = abs(value)
-    if claim.bound == "over":
-        return stated * 0.999 <= value <= max(stated * 2, stated + 1)
-    if claim.bound == "under":
-        return stated / 4 <= value <= stated * 1.001
-    half = 0.5 * 10 ** (-claim.decimals) * claim.scale
-    tolerance = APPROX_TOLERANCE if claim.approx else ROUNDING_TOLERANCE
-    if math.isclose(stated, value, rel_tol=1e-9, abs_tol=1e-12):
-        return True
-    rounded = abs(stated - value) <= half * (1 + 1e-9)
-    relative = abs(stated - value) <= tolerance * abs(value) if value else False
-    return (rounded or claim.approx) and relative
-
-
-def _percent_pair(claim: NumberMention, evidence: NumberMention) -> bool:
-    """% and percentage points are different quantities when both sides say which."""
-    return {claim.unit, evidence.unit} == {"%", "pp"}
-
-
-def supports(claim: NumberMention, evidence: NumberMention, *, cell: bool) -> bool:
-    """Whether one evidence number states the quantity ``claim`` states (module docstring)."""
-    if evidence.kind == "error" and claim.kind != "error":
-        return False
-    if evidence.kind not in ("value", "error", "ratio") or evidence.in_name:
-        return False
-    if claim.pair is not None:
-        if evidence.pair is not None:
-            return tuple(claim.pair) == tuple(evidence.pair)
-        part, whole = claim.pair
-        share = 100 * part / whole if whole else -1.0
-        if evidence.dimension == "percent":
-            return _close(_as(claim, share, 1), evidence.value)
-        return bool(evidence.decimals) and _close(_as(claim, share, 1), evidence.value * 100)
-    if evidence.kind == "ratio" or evidence.pair is not None:
-        return False  # a stated share supports only a share
-    claim_bare = not claim.unit and claim.scale == 1.0
-    evidence_bare = not evidence.unit and evidence.scale == 1.0
-    if claim_bare or (not claim.unit and not evidence.unit):
-        # a bare claim is the written number in any unit ("512" for a "Tokens (k)" cell)
-        if _close(claim, evidence.value * evidence.scale) or (
-            claim_bare and _close(claim, evidence.value)
-        ):
-            return True
-        return bool(claim.decimals) and claim.value <= 1 and evidence.dimension == "percent" and \
-            _close(claim, evidence.value / 100)  # fmt: skip
-    dimension = claim.dimension
-    if dimension in ("percent", "times") and claim.scale == 1.0:
-        if evidence.dimension == dimension:
-            return not _percent_pair(claim, evidence) and _close(claim, evidence.value)
-        if evidence_bare:
-            fraction = dimension == "percent" and evidence.decimals and 0 < evidence.value <= 1
-            if fraction and _close(claim, evidence.value * 100):
-                return True
-            known_unit = cell or evidence.decimals > 0
-            return known_unit and evidence.value > 1 and _close(claim, evidence.value)
-        return False
-    if evidence.dimension != dimension:
-        return False
-    factor = UNIT_DIMENSIONS[claim.unit][1]
-    return _close(_as(claim, claim.value, claim.scale * factor), evidence.quantity)
-
-
-def _as(claim: NumberMention, value: float, scale: float) -> NumberMention:
-    return replace(claim, value=value, scale=scale)
-
-
 # Sections whose uncited sentences are the digest's own — unless the sentence says it is
 # the paper's ("论文报告 19%", "Table 4 shows", "the authors find"): that is a claim.
 _SAYS_PAPER = re.compile(
@@ -309,69 +230,8 @@ _SAYS_PAPER = re.compile(
 )
 
 
-def _derived(
-    claim: NumberMention, units: Sequence[tuple[str, Unit]]
-) -> tuple[str, Direction | None] | None:
-    """(unit id, direction) of two cited values whose difference or ratio is ``claim``: two
-    cells of one row or column, or two numbers of one sentence (whose direction is the
-    sentence's cue at the later number, else later minus earlier: "from 4.21 to 4.37")."""
-    groups: dict[tuple[str, str, str], list[tuple[Unit, NumberMention]]] = {}
-    for _, unit in units:
-        for mention in unit.evidence:
-            if mention.kind != "value" or mention.in_name or mention.pair is not None:
-                continue  # "GPT-4o" states no 4; a share is not a level
-            if unit.kind == "cell":
-                keys = [
-                    (unit.table, "column", str(unit.column)),
-                    (unit.table, "row", str(unit.row)),
-                ]
-            else:
-                keys = [(unit.id, "sentence", "")]
-            for key in keys:
-                groups.setdefault(key, []).append((unit, mention))
-    for members in groups.values():
-        for i, (unit_a, a) in enumerate(members):
-            for unit_b, b in members[i + 1 :]:
-                if a.dimension != b.dimension or a.unit != b.unit and {a.unit, b.unit} != {"%"}:
-                    continue
-                if _derives(claim, a, b):
-                    direction = None
-                    if unit_a is unit_b:  # one sentence: b is the later number
-                        found = direction_of(unit_a.text, b.start, b.end)
-                        direction = found or Direction("value", 1 if b.value > a.value else -1)
-                    return unit_a.id, direction
-    return None
-
-
-def _derives(claim: NumberMention, a: NumberMention, b: NumberMention) -> bool:
-    high, low = max(a.value, b.value), min(a.value, b.value)
-    absolute = (
-        claim.unit == "pp"
-        or (claim.unit == a.unit and claim.unit != "%")
-        or (not claim.unit and not a.unit)
-    )
-    if absolute and a.unit in ("%", "pp", "") and _close(claim, high - low):
-        return True
-    if claim.unit == "x" and low > 0 and _close(claim, high / low):
-        return True
-    # a relative change: between two levels, or between two percentages
-    return claim.unit == "%" and low > 0 and _close(claim, 100 * (high - low) / low)
-
-
-def _counted_by_citation(number: NumberMention, units: Sequence[tuple[str, Unit]]) -> bool:
-    """ "三组模型 … [three cells]": a small count the writer made of what it cites — the cited
-    units, or the distinct rows or columns of the cited cells."""
-    if number.unit or number.scale != 1.0 or number.value > 10 or number.pair is not None:
-        return False
-    if number.decimals or not float(number.value).is_integer():
-        return False
-    cells = [u for _, u in units if u.kind == "cell"]
-    counts = {
-        len(units),
-        len({(u.table, u.row) for u in cells}),
-        len({(u.table, u.column) for u in cells}),
-    }
-    return int(number.value) in counts and number.value >= 2
+def _same_value(a: NumberMention, b: NumberMention) -> bool:
+    return math.isclose(a.value * a.scale, b.value * b.scale) and a.dimension == b.dimension
 
 
 # ------------------------------------------------------------------- directions
@@ -561,41 +421,6 @@ def _match(a: str, b: str) -> bool:
     return bool(a and b) and (a == b or (len(a) >= 4 and a in b) or (len(b) >= 4 and b in a))
 
 
-def _assign(
-    candidates: Sequence[tuple[NumberMention, list[tuple[str, Unit, NumberMention]]]],
-    support: list[tuple[str, str, str]],
-) -> list[Finding]:
-    """Each claimed number gets its own evidence number: one stated value supports one
-    claimed value (a claim citing four cells for four numbers cannot state one cell's value
-    twice and drop another's — a real number moved onto the wrong row). A maximum matching
-    (augmenting paths; claims are small)."""
-    owner: dict[int, int] = {}  # id(evidence mention) -> index of the claim number holding it
-
-    def place(index: int, seen: set[int]) -> bool:
-        for _, _, mention in candidates[index][1]:
-            key = id(mention)
-            if key in seen:
-                continue
-            seen.add(key)
-            if key not in owner or place(owner[key], seen):
-                owner[key] = index
-                return True
-        return False
-
-    findings = []
-    for index, (number, options) in enumerate(candidates):
-        if not place(index, set()):
-            stated = options[0][1].id
-            findings.append(Finding("quantity", f"{number.text} is claimed more often than the "
-                                    f"cited units state it ({stated})"))  # fmt: skip
-    chosen = {index: key for key, index in owner.items()}
-    for index, (number, options) in enumerate(candidates):
-        if index in chosen:
-            where, unit, _ = next(o for o in options if id(o[2]) == chosen[index])
-            support.append((number.text, where, unit.id))
-    return findings
-
-
 # ------------------------------------------------------------------- one claim
 def check_claim(
     text: str,
@@ -647,13 +472,13 @@ def check_claim(
             for mention in unit.evidence
             if supports(number, mention, cell=unit.kind == "cell")
         ]
-        if not matched and _counted_by_citation(number, claim.units):
+        if not matched and counted_by_citation(number, claim.units):
             support.append((number.text, claim.units[0][0], claim.units[0][1].id))
             continue
         if not matched:
-            derived = _derived(number, claim.units)
-            if derived is not None:
-                unit_id, direction = derived
+            computed = derived(number, claim.units)
+            if computed is not None:
+                unit_id, direction = computed
                 if not _agrees(claimed, direction):
                     findings.append(Finding("direction", f"{number.text}: the cited {unit_id} "
                                             "moves the other way"))  # fmt: skip
@@ -680,7 +505,10 @@ def check_claim(
             )  # fmt: skip
             continue
         candidates.append((number, agreeing))
-    findings += _assign(candidates, support)
+    findings += [
+        Finding("quantity", f"{number.text} is claimed more often than the cited units state it")
+        for number in assign(candidates, support)
+    ]
     if claim.units:
         findings += _name_findings(claim, sources, sources.papers)
         findings += _comparison_findings(claim)
