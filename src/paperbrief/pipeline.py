@@ -175,6 +175,8 @@ def rank_day(
     if history is None:
         history = rank.load_history(store.picks, store.feedback, listing_day)
     fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint
+    if store.reader:  # a reader's view: their feedback shapes the ranking, so it is theirs
+        fingerprint += f":{store.reader}"
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
@@ -274,10 +276,12 @@ def run_day(
     *,
     today: date,
     reporter: Reporter | None = None,
+    listing: Listing | None = None,
 ) -> RunResult:
     """Run the whole pipeline for one day. Raises ``EmptyDay`` when there is nothing to
     publish (``NoAnnouncement``, ``FetchFailed``, ``NothingPassed``) and ``RunInProgress``
-    when another run of the same profile and day holds the lock."""
+    when another run of the same profile and day holds the lock. ``listing`` is the day's
+    listing already at hand (``lab.run_lab`` fetches it once for every reader)."""
     reporter = reporter or QuietReporter()
     day = resolve_day(options, today)
     store.adopt_unnamed(profile.key)
@@ -287,7 +291,7 @@ def run_day(
     try:
         # Locked before fetching: a second run fetches nothing.
         with store.run_lock(day.digest_date, profile.key):
-            result = _run(store, profile, options, services, day, reporter)
+            result = _run(store, profile, options, services, day, reporter, listing)
     except PaperbriefError as error:
         store.runs.finish(run_id, "failed", error.message)
         raise
@@ -306,9 +310,10 @@ def _run(
     services: Services,
     day: DayFacts,
     reporter: Reporter,
+    shared: Listing | None = None,
 ) -> RunResult:
     reporter.stage("loading the listing")
-    listing = acquire_listing(store, profile, options, day.listing_day, services)
+    listing = shared or acquire_listing(store, profile, options, day.listing_day, services)
     digest_date = day.digest_date
     paths = publish.output_paths(profile, options.out_dir, digest_date)
 

@@ -83,6 +83,7 @@ class Services:
     fulltext: FullTextReader = field(init=False)
     judge: Judge = field(init=False)
     writer: Writer = field(init=False)
+    owns_http: bool = field(default=True, init=False)  # False: a client shared by the caller
 
     def __post_init__(self) -> None:
         """The one place each part's strategy is chosen (the table above)."""
@@ -111,6 +112,7 @@ class Services:
         encoder: TextEncoder | None = None,
         environ: Mapping[str, str] | None = None,
         llm_settings: LLMSettings | None = None,
+        embedder: Embedder | None = None,
     ) -> Services:
         """The services of one run.
 
@@ -119,11 +121,13 @@ class Services:
         ``encoder`` is an already loaded embedding model to share (default: load on use);
         without a profile (e.g. `paperbrief read`) the default model, no run deadline, and an
         LLM only when ``llm_settings`` are given (`profile init --from`, before there is a
-        profile).
+        profile); ``embedder`` one shared by several readers (``lab.run_lab``). What is
+        passed in (``http``, ``embedder``) is the caller's to close.
         """
         env = os.environ if environ is None else environ
         model = profile.rank.embedding_model if profile is not None else DEFAULT_MODEL
-        embedder = Embedder(cache=store.embeddings, model_name=model, encoder=encoder)
+        if embedder is None:
+            embedder = Embedder(cache=store.embeddings, model_name=model, encoder=encoder)
         deadline = network_deadline(profile.run.deadline_minutes) if profile else None
         settings = profile.llm if profile is not None else llm_settings
         client: LLMClient | None = None
@@ -135,16 +139,18 @@ class Services:
                 day=day.isoformat() if day else None,
                 deadline=deadline,
             )
-        return cls(
+        services = cls(
             embedder=embedder,
             http=None if offline else http or PoliteClient(deadline=deadline),
             llm=client,
             arxiv=arxiv or ArxivEndpoints(),
             deadline=deadline,
         )
+        services.owns_http = http is None
+        return services
 
     def close(self) -> None:
-        if self.http is not None:
+        if self.http is not None and self.owns_http:
             self.http.close()
         if self.llm is not None:
             self.llm.close()

@@ -99,10 +99,12 @@ def _of_profile(profile: str | None, column: str = "profile") -> tuple[str, tupl
 
 
 class Picks:
-    """``store.picks``: which papers each digest deep-reads, in digest order, per profile."""
+    """``store.picks``: which papers each digest deep-reads, in digest order, per profile.
+    A reader's view (``reader``) reads only that reader's history (``ids_before``)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, reader: str | None = None) -> None:
         self._db = db
+        self._reader = reader
 
     def save(
         self,
@@ -148,10 +150,13 @@ class Picks:
 
     def ids_before(self, listing_day: date) -> set[str]:
         """Papers picked by digests of listing days before ``listing_day`` (history)."""
+        scope, parameters = "", tuple[str, ...]()
+        if self._reader is not None:  # a reader's view: their own history only
+            scope, parameters = " AND profile IN (?, '')", (self._reader,)
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT DISTINCT paper_id FROM picks WHERE listing_day < ?",
-                (listing_day.isoformat(),),
+                "SELECT DISTINCT paper_id FROM picks WHERE listing_day < ?" + scope,
+                (listing_day.isoformat(), *parameters),
             ).fetchall()
         return {row[0] for row in rows}
 

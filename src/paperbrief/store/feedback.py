@@ -1,4 +1,9 @@
-"""The reader's feedback."""
+"""The reader's feedback.
+
+A home's store (``reader`` None) sees every signal, as a one-reader home always did. A
+reader's view (``Store.for_reader``) writes its signals under the reader's key and reads
+its own plus those given without naming a reader (profile ''): nobody else's.
+"""
 
 from __future__ import annotations
 
@@ -23,8 +28,18 @@ def _event(row: sqlite3.Row) -> FeedbackEvent:
 class Feedback:
     """``store.feedback``: every signal, oldest first (``rank.FeedbackLog``)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, reader: str | None = None) -> None:
         self._db = db
+        self._reader = reader
+
+    def _scope(self, clause: str = "") -> tuple[str, tuple[str, ...]]:
+        """`` WHERE`` + the reader's scope (and ``clause``), and its parameters."""
+        parts = [clause] if clause else []
+        parameters: tuple[str, ...] = ()
+        if self._reader is not None:
+            parts.append("profile IN (?, '')")
+            parameters = (self._reader,)
+        return (" WHERE " + " AND ".join(parts) if parts else ""), parameters
 
     def add(
         self,
@@ -36,44 +51,51 @@ class Feedback:
     ) -> None:
         with self._db.write() as db:
             db.execute(
-                "INSERT INTO feedback (paper_id, signal, note, source, created_at)"
-                " VALUES (?,?,?,?,?)",
-                (paper_id, Signal(signal).value, note, source, created_at or now()),
+                "INSERT INTO feedback (paper_id, signal, note, source, created_at, profile)"
+                " VALUES (?,?,?,?,?,?)",
+                (
+                    paper_id,
+                    Signal(signal).value,
+                    note,
+                    source,
+                    created_at or now(),
+                    self._reader or "",
+                ),  # fmt: skip
             )
 
     def events(self, before: str | None = None) -> list[FeedbackEvent]:
         """All feedback, oldest first; ``before`` (ISO timestamp) keeps only earlier events."""
+        where, scope = self._scope("" if before is None else "created_at < ?")
+        parameters = scope if before is None else (before, *scope)
         with self._db.read() as db:
-            if before is None:
-                rows = db.execute("SELECT * FROM feedback ORDER BY created_at, id").fetchall()
-            else:
-                rows = db.execute(
-                    "SELECT * FROM feedback WHERE created_at < ? ORDER BY created_at, id",
-                    (before,),
-                ).fetchall()
+            rows = db.execute(
+                f"SELECT * FROM feedback{where} ORDER BY created_at, id", parameters
+            ).fetchall()
         return [_event(row) for row in rows]
 
     def recent(self, limit: int = 50, sources: tuple[str, ...] = ()) -> list[FeedbackEvent]:
         """The newest events first (only those from ``sources`` when given)."""
-        query = "SELECT * FROM feedback"
-        if sources:
-            query += f" WHERE source IN ({','.join('?' * len(sources))})"
+        where, scope = self._scope(f"source IN ({','.join('?' * len(sources))})" if sources else "")
         with self._db.read() as db:
-            rows = db.execute(query + " ORDER BY id DESC LIMIT ?", (*sources, limit)).fetchall()
+            rows = db.execute(
+                f"SELECT * FROM feedback{where} ORDER BY id DESC LIMIT ?", (*sources, *scope, limit)
+            ).fetchall()
         return [_event(row) for row in rows]
 
     def remove(self, event_id: int) -> FeedbackEvent | None:
         """Delete one event (``feedback undo``); the removed event, or None if there was none."""
+        where, scope = self._scope("id=?")
         with self._db.write() as db:
-            row = db.execute("SELECT * FROM feedback WHERE id=?", (event_id,)).fetchone()
+            row = db.execute(f"SELECT * FROM feedback{where}", (event_id, *scope)).fetchone()
             if row is not None:
                 db.execute("DELETE FROM feedback WHERE id=?", (event_id,))
         return _event(row) if row is not None else None
 
     def for_paper(self, paper_id: str) -> list[FeedbackEvent]:
+        where, scope = self._scope("paper_id=?")
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT * FROM feedback WHERE paper_id=? ORDER BY created_at, id", (paper_id,)
+                f"SELECT * FROM feedback{where} ORDER BY created_at, id", (paper_id, *scope)
             ).fetchall()
         return [_event(row) for row in rows]
 

@@ -321,6 +321,34 @@ def m006_full_text_search(db: sqlite3.Connection) -> None:
     create_indexes(db)
 
 
+def m007_readers_and_paper_readings(db: sqlite3.Connection) -> None:
+    """Several readers in one home (issue 22): feedback and LLM calls carry the reader they
+    were made for ('' = given without naming a reader: it counts for every reader of the
+    home), and the reader-independent reading of a paper is kept once per paper version,
+    writer model and language, whoever's digest it was first written for."""
+    run_script(
+        db,
+        """
+        ALTER TABLE feedback ADD COLUMN profile TEXT NOT NULL DEFAULT '';
+        CREATE INDEX feedback_profile ON feedback(profile);
+        ALTER TABLE llm_calls ADD COLUMN profile TEXT NOT NULL DEFAULT '';
+        CREATE INDEX llm_calls_day_profile ON llm_calls(day, profile);
+        CREATE INDEX picks_profile ON picks(profile, listing_day);
+        CREATE TABLE paper_readings (
+            paper_id TEXT NOT NULL,
+            version INTEGER NOT NULL DEFAULT 0,  -- 0 = the version was not known
+            model TEXT NOT NULL,
+            language TEXT NOT NULL,
+            basis TEXT NOT NULL,     -- hash of what the reading was written from
+            body TEXT NOT NULL,
+            reader TEXT NOT NULL DEFAULT '',   -- whose run paid for it
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (paper_id, version, model, language)
+        );
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial_schema,
     m002_picks_by_paper,
@@ -328,6 +356,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     m004_records_keyed_by_profile,
     m005_delivery_journal,
     m006_full_text_search,
+    m007_readers_and_paper_readings,
 )
 
 
