@@ -16,6 +16,9 @@ stage asks which services exist):
 | judge     | ``rank.LLMJudge`` (LLM)                    | ``rank.NoJudge``            |
 | writer    | ``write.LLMWriter`` (LLM), offline fallback | ``write.OfflineWriter``     |
 
+The LLM writer keeps each full text's reader-independent reading in the store
+(``store.readings``), so every reader of the home shares it (``write.shared_read``).
+
 Each strategy knows its own failures and returns its result with the ``Fallback`` that
 says what happened. The CLI, the web UI, tests and benchmarks all build services here.
 
@@ -45,6 +48,7 @@ from paperbrief.store import Store
 from paperbrief.text import arxiv as arxiv_site
 from paperbrief.transport import Deadline
 from paperbrief.write import LLMWriter, OfflineWriter, Writer
+from paperbrief.write.shared_read import ReadingCache
 
 RESERVE_SHARE = 0.1  # of the run's deadline, kept for the fallbacks and publishing
 MAX_RESERVE_SECONDS = 120.0
@@ -79,6 +83,7 @@ class Services:
     llm: LLMClient | None = None  # when an LLM endpoint is configured
     arxiv: ArxivEndpoints = field(default_factory=ArxivEndpoints)
     deadline: Deadline | None = None  # when network work stops (None: never)
+    readings: ReadingCache | None = None  # papers' shared readings (the store's)
     listings: ListingSource = field(init=False)
     fulltext: FullTextReader = field(init=False)
     judge: Judge = field(init=False)
@@ -97,7 +102,7 @@ class Services:
             ArxivFullText(http, arxiv.html, arxiv.ar5iv, arxiv.pdf) if http else StoredFullText()
         )
         self.judge = LLMJudge(llm) if llm else NoJudge()
-        self.writer = LLMWriter(llm, OfflineWriter()) if llm else OfflineWriter()
+        self.writer = LLMWriter(llm, OfflineWriter(), self.readings) if llm else OfflineWriter()
 
     @classmethod
     def build(
@@ -145,6 +150,7 @@ class Services:
             llm=client,
             arxiv=arxiv or ArxivEndpoints(),
             deadline=deadline,
+            readings=store.readings,
         )
         services.owns_http = http is None
         return services
