@@ -147,3 +147,44 @@ def test_a_readers_feedback_and_history_are_their_own(tmp_path: Path):
         (bobs,) = [e for e in bob.feedback.events() if e.paper_id == "2605.00002"]
         assert alice.feedback.remove(bobs.id) is None  # not alice's to undo
         assert len(bob.feedback.events()) == 2
+
+
+def test_a_readers_view_reads_only_that_readers_digests_rankings_and_journal(
+    tmp_path: Path, pipeline_vectors
+):
+    folder = tmp_path / "readers"
+    folder.mkdir()
+    for index in (0, 2):  # no overlapping research line
+        text = _reader_profile(index, f"http://127.0.0.1:{closed_port()}/hook")
+        (folder / f"r{index}.toml").write_text(text, encoding="utf-8")
+    readers = load_readers(reader_files(folder))
+
+    def build(profile, store, embedder):
+        return Services.build(profile, store, offline=True, embedder=embedder)
+
+    with open_store(tmp_path / "pb.db") as home:
+        pipeline_vectors.seed(home)
+        options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out")
+        run_lab(home, readers, options, build, today=TODAY)
+        mine, theirs = home.for_reader("Reader 00"), home.for_reader("Reader 02")
+        assert {e.profile for e in home.digests.entries()} == {"Reader 00", "Reader 02"}
+        assert {e.profile for e in mine.digests.entries()} == {"Reader 00"}
+        day = date(2026, 5, 23)
+        # whatever profile a caller names, a view reads its own reader's rows
+        assert mine.digests.load(day, profile="Reader 02").profile == "Reader 00"
+        assert mine.digests.latest().profile == "Reader 00"
+        their_picks = theirs.picks.ids(day)
+        assert mine.picks.ids(day) != their_picks and mine.picks.ids(day, "Reader 02") == (
+            mine.picks.ids(day)
+        )
+        only_theirs = [p for p in their_picks if p not in mine.picks.ids(day)]
+        assert only_theirs and all(not mine.digests.briefs_of(p) for p in only_theirs)
+        assert all(theirs.digests.briefs_of(p) for p in only_theirs)
+        assert {d.profile for d in mine.deliveries.of(day, "Reader 02")} == {"Reader 00"}
+        listing_day = date(2026, 5, 22)
+        assert mine.rankings.days() == [listing_day] == theirs.rankings.days()
+        mine_order = [s.paper.id for s in mine.rankings.load(listing_day)][:10]
+        their_order = [s.paper.id for s in theirs.rankings.load(listing_day)][:10]
+        assert mine_order != their_order
+        assert not home.for_reader("nobody").digests.entries()
+        assert not home.for_reader("nobody").rankings.days()

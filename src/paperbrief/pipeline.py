@@ -175,8 +175,6 @@ def rank_day(
     if history is None:
         history = rank.load_history(store.picks, store.feedback, listing_day)
     fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint
-    if store.reader:  # a reader's view: their feedback shapes the ranking, so it is theirs
-        fingerprint += f":{store.reader}"
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):

@@ -25,11 +25,13 @@ loses nothing already done. The façade alone owns thread safety: every part run
 through the one ``Database`` (``database.py``) and its lock.
 
 Several readers share one home (issue 22). The home's store sees everything;
-``store.for_reader(key)`` is one reader's view over the same connection, whose feedback,
-pick history and LLM calls (and so the daily budget) are that reader's own (signals given
-without naming a reader count for every reader). Digests, picks, briefs, deliveries and
-locks were already keyed by the profile; listings, embeddings, documents, papers' readings
-and the LLM answer cache are shared, which is what makes a second reader cheap.
+``store.for_reader(key)`` is one reader's view over the same connection: its feedback, pick
+history, rankings and LLM calls (and so the daily budget) are that reader's own (signals
+given without naming a reader count for every reader), and its reads of digests, picks,
+briefs of a paper and the delivery journal return that reader's rows only, whatever
+profile a caller names (the web UI serves each reader through their view). Listings,
+embeddings, documents, papers' readings and the LLM answer cache are shared, which is
+what makes a second reader cheap.
 """
 
 from __future__ import annotations
@@ -62,10 +64,10 @@ class Store:
         self.reader = reader  # None: the whole home; else one reader's view (for_reader)
         self._db = db
         self.listings = Listings(self._db)
-        self.rankings = Rankings(self._db, self.listings)
+        self.rankings = Rankings(self._db, self.listings, reader)
         self.picks = Picks(self._db, reader)
         self.briefs = Briefs(self._db)
-        self.digests = Digests(self._db, self.picks)
+        self.digests = Digests(self._db, self.picks, reader)
         self.outputs = Outputs(self._db)
         self.runs = Runs(self._db)
         self.embeddings = Embeddings(self._db)
@@ -73,7 +75,7 @@ class Store:
         self.readings = Readings(self._db, reader)
         self.llm = LLMRecords(self._db, reader)
         self.feedback = Feedback(self._db, reader)
-        self.deliveries = Deliveries(self._db)
+        self.deliveries = Deliveries(self._db, reader)
         self.verdicts = Verdicts(self._db)
 
     def for_reader(self, key: str) -> Store:
