@@ -119,6 +119,7 @@ class Run:
     finished_at: str | None
     status: str  # running | ok | reused | failed | crashed
     detail: str | None
+    profile: str | None = None  # the reader it ran for (None: before profiles were kept)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,10 +16,14 @@ from paperbrief.cli.common import (
     profile_option,
     resolve_profile_path,
     say,
+    terminal_text,
 )
 from paperbrief.environment import WEB_TOKEN_ENV, is_loopback
 from paperbrief.errors import DeliveryError, ServeError
 from paperbrief.profile import home_dir
+
+if TYPE_CHECKING:
+    from paperbrief.web.readers import WebReader
 
 MARKS = {
     "sent": "[green]sent[/]",
@@ -109,6 +114,22 @@ def send(
         )
 
 
+def web_readers(folder: Path) -> list[WebReader]:
+    """The readers the UI serves: every profile of the folder that can be read (the others
+    are named, and left out)."""
+    from paperbrief.lab import load_readers, reader_files
+    from paperbrief.web.readers import WebReader
+
+    served = []
+    for reader in load_readers(reader_files(folder)):
+        if reader.profile is None:
+            problem = f"{reader.path.name}: {reader.error}"
+            console.print(f"[yellow]not served:[/] {say(problem)}", highlight=False)
+            continue
+        served.append(WebReader(reader.label, reader.profile.key, reader.path))
+    return served
+
+
 @click.command("serve", short_help="Run the web UI (archive, ranking, feedback).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
@@ -118,18 +139,32 @@ def send(
     help="Serve without an access token (loopback only; any local user or process can then"
     " use the UI).",
 )
+@click.option(
+    "--readers",
+    "readers_folder",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Serve every reader of this folder (as `run --all`), each with their own token.",
+)
 @profile_option
-def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> None:
+def serve(
+    host: str, port: int, no_token: bool, profile_path: Path | None, readers_folder: Path | None
+) -> None:
     """Run the web UI: archive, digests, papers, full ranking, search, profile, feedback.
 
     Every request needs an access token, also on 127.0.0.1 (loopback is shared by every
     user and process of the machine): $PAPERBRIEF_WEB_TOKEN, or one made for this session
     and printed once with the URL to open (as Jupyter does). Another host than loopback
     needs $PAPERBRIEF_WEB_TOKEN set explicitly. --no-token is allowed on loopback only.
+
+    --readers DIR serves a lab: each reader of DIR gets a link with their own token (derived
+    from the UI's token, so the same links work again while $PAPERBRIEF_WEB_TOKEN stays the
+    same) and sees only their own digests, ranking, feedback and profile; the UI's token
+    is the owner's, who also sees /owner: every reader's days and spend.
     """
     import uvicorn
 
     from paperbrief.web import create_app
+    from paperbrief.web.readers import reader_token
 
     token = os.environ.get(WEB_TOKEN_ENV) or None
     if no_token:
@@ -156,7 +191,15 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
         raise ServeError(
             f"{WEB_TOKEN_ENV} is too short to protect the UI", "use at least 16 random characters"
         )
-    app = create_app(home_dir() / "paperbrief.db", resolve_profile_path(profile_path), token)
+    if readers_folder is not None and token is None:
+        raise ServeError(
+            "--readers needs access tokens to tell the readers apart; drop --no-token",
+            f"export {WEB_TOKEN_ENV}=<a long random string>, or let serve make one",
+        )
+    readers = web_readers(readers_folder) if readers_folder is not None else []
+    app = create_app(
+        home_dir() / "paperbrief.db", resolve_profile_path(profile_path), token, readers
+    )
     shown = host if ":" not in host else f"[{host}]"
     if token is None:
         console.print(f"paperbrief UI on http://{shown}:{port}/ (Ctrl-C stops it)")
@@ -169,6 +212,10 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
         # Printed once, as Jupyter does: the link logs the browser in (a cookie).
         click.echo(f"paperbrief UI: http://{shown}:{port}/?token={token}")
         console.print("[dim]open that link once; Ctrl-C stops the UI[/]")
+    if token is not None:
+        for reader in readers:  # each reader's own link, for the owner to hand out
+            link = f"http://{shown}:{port}/?token={reader_token(token, reader.label)}"
+            click.echo(terminal_text(f"reader {reader.label} ({reader.key}): {link}"))
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

@@ -501,6 +501,7 @@ class Runs:
                 finished_at=row["finished_at"],
                 status=row["status"],
                 detail=row["detail"],
+                profile=row["profile"],
             )
             for row in rows
         ]

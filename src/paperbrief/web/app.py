@@ -9,7 +9,7 @@ fetches a URL: everything shown comes from the store.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -35,6 +35,7 @@ from paperbrief.render.rich import html_blocks, html_inline
 from paperbrief.store import Store, open_store
 from paperbrief.web import reading
 from paperbrief.web.labels import web_labels_for
+from paperbrief.web.readers import WebReader, owner_view, reader_tokens
 from paperbrief.web.security import (
     CSRF_FIELD,
     PROTECTED_KEYS,
@@ -52,9 +53,12 @@ BUTTONS = frozenset(signal.value for signal in Signal if signal.is_button)
 class Site:
     """Per-app settings the handlers share (no module-level state)."""
 
-    def __init__(self, store_path: Path, profile_path: Path) -> None:
+    def __init__(
+        self, store_path: Path, profile_path: Path, reader: WebReader | None = None
+    ) -> None:
         self.store_path = store_path
         self.profile_path = profile_path
+        self.reader = reader  # a reader's site: their view of the store, their profile
         self.templates = Environment(
             loader=PackageLoader("paperbrief", "web/templates"),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -67,7 +71,7 @@ class Site:
     @contextmanager
     def store(self) -> Iterator[Store]:
         with open_store(self.store_path) as store:
-            yield store
+            yield store.for_reader(self.reader.key) if self.reader else store
 
     def language(self) -> str:
         try:
@@ -93,6 +97,8 @@ class Site:
             t=labels_for(self.language()),
             ui=web_labels_for(self.language()),
             here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+            owner=self.reader is None and bool(getattr(request.app.state, "readers", {})),
+            reader=self.reader,
             **context,
         )
         return HTMLResponse(html, status_code=status_code)
@@ -113,7 +119,10 @@ def _safe_next(target: str) -> str:
 
 
 def _site(request: Request) -> Site:
-    site: Site = request.app.state.site
+    """The requester's site: a reader's own (``web.readers``), else the owner's."""
+    reader = getattr(request.state, "reader", None)
+    site: Site = request.app.state.readers[reader] if reader else request.app.state.site
+    # (a reader's label only comes from the middleware, which knows only these readers)
     return site
 
 
@@ -288,6 +297,17 @@ async def profile_page(request: Request) -> Response:
     )  # fmt: skip
 
 
+async def owner_page(request: Request) -> Response:
+    """Every reader's recent days and spend: the owner's only (a reader gets a 404)."""
+    site = _site(request)
+    readers = getattr(request.app.state, "readers", {})
+    if site.reader is not None or not readers:
+        return not_found(request, "/owner")
+    with site.store() as store:
+        view = owner_view(store, [s.reader for s in readers.values() if s.reader])
+    return site.render(request, "owner.html", view=view)
+
+
 ROUTES = (
     Route("/", archive_page),
     Route("/digest/{day}", digest_page),
@@ -298,17 +318,31 @@ ROUTES = (
     Route("/search", search_page),
     Route("/feedback", feedback, methods=["POST"]),
     Route("/profile", profile_page, methods=["GET", "POST"]),
+    Route("/owner", owner_page),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 )
 
 
-def create_app(store_path: Path, profile_path: Path, token: str | None = None) -> Starlette:
+def create_app(
+    store_path: Path,
+    profile_path: Path,
+    token: str | None = None,
+    readers: Sequence[WebReader] = (),
+) -> Starlette:
     """The web UI over the store at ``store_path`` and the profile file ``profile_path``.
 
     With ``token`` every request must present it (see ``web.security``); without one the
     app answers loopback hosts only. The handlers are this module's functions; each finds
-    the app's ``Site`` on ``request.app.state.site``.
+    the requester's ``Site`` through ``_site``. With ``readers`` (which need a token) each
+    reader signs in with ``web.readers.reader_token(token, label)`` and sees only their own
+    digests, ranking, feedback and profile; the token's holder is the owner (``/owner``).
     """
-    app = Starlette(routes=ROUTES, middleware=[Middleware(AccessMiddleware, token=token)])
+    if readers and not token:
+        raise ValueError("several readers need an access token to tell them apart")
+    sites = {r.label: Site(Path(store_path), r.profile_path, r) for r in readers}
+    tokens = reader_tokens(token, sites) if token and sites else {}
+    middleware = [Middleware(AccessMiddleware, token=token, readers=tokens)]
+    app = Starlette(routes=ROUTES, middleware=middleware)
     app.state.site = Site(Path(store_path), Path(profile_path))
+    app.state.readers = sites
     return app

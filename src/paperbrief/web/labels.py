@@ -61,6 +61,8 @@ class WebLabels:
     why: str  # why a paper ranks where it does
     read_only: str  # profile keys edited in the file only
     read_only_changed: str  # {key}
+    readers: str = "Readers"  # the owner's view of a lab (web.readers)
+    spend: str = "LLM spend"
 
     def signal(self, signal: Signal | str) -> str:
         """The button name of a feedback signal (the signal itself for pipeline signals)."""
@@ -121,6 +123,8 @@ _ZH = WebLabels(
     why="理由",
     read_only="以下设置只能在文件中修改（路径、服务地址、密钥变量名），此处只读：",
     read_only_changed="{key} 只能在档案文件中修改，网页上不能更改。",
+    readers="读者",
+    spend="LLM 花费",
 )
 
 _EN = WebLabels(

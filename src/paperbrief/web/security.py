@@ -27,6 +27,7 @@ import hmac
 import json
 import secrets
 import tomllib
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -104,12 +105,25 @@ def _login_page(message: str) -> HTMLResponse:
 class AccessMiddleware(BaseHTTPMiddleware):
     """Host check, token check, CSRF check and security headers (see module docstring)."""
 
-    def __init__(self, app: ASGIApp, token: str | None = None) -> None:
+    def __init__(
+        self, app: ASGIApp, token: str | None = None, readers: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(app)
         self.token = token or None
+        # Several readers (web.readers): each reader's token -> their label; the owner
+        # holds ``token``. ``request.state.reader`` says whose request it is (None: owner).
+        self.readers = dict(readers or {}) if self.token else {}
 
-    def _token_ok(self, request: Request) -> bool:
+    def _identity(self, candidate: str) -> str | None:
+        """'' for the owner's token, a reader's label for theirs, None for any other."""
         assert self.token is not None
+        found = None
+        for token, who in ((self.token, ""), *self.readers.items()):
+            if candidate and hmac.compare_digest(candidate.encode(), token.encode()):
+                found = who
+        return found
+
+    def _who(self, request: Request) -> str | None:
         offered = [
             request.cookies.get(TOKEN_COOKIE, ""),
             request.headers.get("x-paperbrief-token", ""),
@@ -117,10 +131,8 @@ class AccessMiddleware(BaseHTTPMiddleware):
         authorization = request.headers.get("authorization", "")
         if authorization.lower().startswith("bearer "):
             offered.append(authorization[7:].strip())
-        return any(
-            candidate and hmac.compare_digest(candidate.encode(), self.token.encode())
-            for candidate in offered
-        )
+        found = [who for who in map(self._identity, offered) if who is not None]
+        return found[0] if found else None
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
         return secured(await self._checked(request, call_next))
@@ -133,20 +145,23 @@ class AccessMiddleware(BaseHTTPMiddleware):
                 " other hosts",
                 status_code=403,
             )
+        request.state.reader = None
         if self.token is not None:
             offered = request.query_params.get("token")
             if offered is not None:
-                if not hmac.compare_digest(offered.encode(), self.token.encode()):
+                if self._identity(offered) is None:
                     return _login_page("That token is not right.")
                 remaining = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
                 target = URL(path=request.url.path, query=urlencode(remaining))
                 response: Response = RedirectResponse(str(target), status_code=303)
                 response.set_cookie(
-                    TOKEN_COOKIE, self.token, httponly=True, samesite="strict", max_age=30 * 86400
+                    TOKEN_COOKIE, offered, httponly=True, samesite="strict", max_age=30 * 86400
                 )
                 return response
-            if not self._token_ok(request):
+            who = self._who(request)
+            if who is None:
                 return _login_page("This paperbrief needs its access token.")
+            request.state.reader = who or None
 
         csrf = request.cookies.get(CSRF_COOKIE) or ""
         new_csrf = "" if len(csrf) >= 32 else secrets.token_urlsafe(32)
