@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from pytest_httpserver import HTTPServer
 
 from paperbrief.cli import cli
-from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_USAGE
+from paperbrief.errors import EXIT_BUSY, EXIT_DELIVERY_FAILED, EXIT_USAGE
 from paperbrief.lab import load_readers, reader_files, run_lab
 from paperbrief.models import Signal
 from paperbrief.pipeline import RunOptions
@@ -40,6 +40,11 @@ def _reader_profile(index: int, webhook: str) -> str:
     head = head.replace('name = "AI4SE PhD student"', f'name = "Reader {index:02d}"')
     body = head + "".join("[[research_lines]]" + line for line in keep)
     return body + f'\n[[delivery.webhooks]]\nkind = "generic"\nurl = "{webhook}"\ntimeout = 2\n'
+
+
+def offline_services(profile, store, embedder):
+    """Each reader's services, offline (delivery still goes out: it is the run's option)."""
+    return Services.build(profile, store, offline=True, embedder=embedder)
 
 
 def _lab_folder(tmp_path: Path, hook: str, dead: str) -> Path:
@@ -159,13 +164,10 @@ def test_a_readers_view_reads_only_that_readers_digests_rankings_and_journal(
         (folder / f"r{index}.toml").write_text(text, encoding="utf-8")
     readers = load_readers(reader_files(folder))
 
-    def build(profile, store, embedder):
-        return Services.build(profile, store, offline=True, embedder=embedder)
-
     with open_store(tmp_path / "pb.db") as home:
         pipeline_vectors.seed(home)
         options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out")
-        run_lab(home, readers, options, build, today=TODAY)
+        run_lab(home, readers, options, offline_services, today=TODAY)
         mine, theirs = home.for_reader("Reader 00"), home.for_reader("Reader 02")
         assert {e.profile for e in home.digests.entries()} == {"Reader 00", "Reader 02"}
         assert {e.profile for e in mine.digests.entries()} == {"Reader 00"}
@@ -188,3 +190,24 @@ def test_a_readers_view_reads_only_that_readers_digests_rankings_and_journal(
         assert mine_order != their_order
         assert not home.for_reader("nobody").digests.entries()
         assert not home.for_reader("nobody").rankings.days()
+
+
+def test_a_reader_whose_day_is_already_running_is_reported_busy_and_the_others_run(
+    tmp_path: Path, pipeline_vectors
+):
+    folder = tmp_path / "readers"
+    folder.mkdir()
+    for index in (0, 1):
+        text = _reader_profile(index, f"http://127.0.0.1:{closed_port()}/hook")
+        (folder / f"r{index}.toml").write_text(text, encoding="utf-8")
+    readers = load_readers(reader_files(folder))
+
+    with open_store(tmp_path / "pb.db") as home:
+        pipeline_vectors.seed(home)
+        options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", deliver=False)
+        with home.run_lock(TODAY, "Reader 00", "run"):  # another `run --all` is at r0
+            result = run_lab(home, readers, options, offline_services, today=TODAY)
+    busy, done = result.outcomes
+    assert busy.status == "failed" and busy.exit_code == EXIT_BUSY
+    assert "in progress" in busy.detail
+    assert done.status == "published" and result.exit_code == EXIT_BUSY

@@ -25,7 +25,7 @@ import json
 from collections.abc import Sequence
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from paperbrief import prompts
 from paperbrief.fulltext.reading import ReadingPlan
@@ -57,18 +57,6 @@ READING_LENGTH = {"zh": "900–1,100 Chinese characters", "en": "550–700 words
 READER_LENGTH = {"zh": "350–450 Chinese characters", "en": "180–250 words"}
 
 
-class ReadingResultRow(BaseModel):
-    benchmark: str = Field(description="Task or benchmark.")
-    setting: str = Field(description="Setting or metric.")
-    baseline: str = Field(description="Strongest baseline and its number, as reported.")
-    theirs: str = Field(description="Their number, as reported.")
-    delta: str = Field("", description="Change, only if the paper states it.")
-    source: str = Field(description="Where in the paper: 'Table 2', 'Section 4.1', 'Abstract'.")
-    cite: list[str] = Field(
-        default_factory=list, description="Ids of the units stating this row's numbers."
-    )
-
-
 class ReadingAnswer(BaseModel):
     """The writer's reading of one paper (becomes a ``PaperReading``)."""
 
@@ -77,7 +65,7 @@ class ReadingAnswer(BaseModel):
     insight: str
     steps: list[str]
     difference: str
-    results: list[ReadingResultRow]
+    results: list[ResultRow]
     result_notes: list[str]
     limitations: list[str]
     open_questions: list[str]
@@ -192,7 +180,6 @@ def basis_of(messages: Sequence[dict[str, str]]) -> str:
 def reading_from_answer(
     answer: ReadingAnswer, paper: Paper, document: Document, language: str
 ) -> PaperReading:
-    rows = [ResultRow(**row.model_dump()) for row in answer.results]
     figure = figure_of(answer.figure_index, answer.figure_caption, document)
     note = fulltext_note(document, labels_for(language), figure is not None)
     return PaperReading(
@@ -202,7 +189,7 @@ def reading_from_answer(
         insight=answer.insight,
         steps=tuple(s for s in answer.steps if s.strip()),
         difference=answer.difference,
-        results=results_table(rows, language),
+        results=results_table(answer.results, language),
         result_notes=tuple(answer.result_notes),
         limitations=tuple(answer.limitations),
         open_questions=tuple(answer.open_questions),
