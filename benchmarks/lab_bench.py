@@ -119,6 +119,7 @@ STOP = frozenset(
         "this",
         "that",
         "these",
+        "those",
         "using",
         "towards",
         "toward",
@@ -135,6 +136,10 @@ STOP = frozenset(
         "what",
         "when",
         "which",
+        "while",
+        "where",
+        "why",
+        "who",
         "large",
         "models",
         "model",
@@ -142,6 +147,46 @@ STOP = frozenset(
         "llm",
         "llms",
         "learning",
+        "about",
+        "yourself",
+        "your",
+        "you",
+        "me",
+        "my",
+        "tell",
+        "beyond",
+        "through",
+        "between",
+        "without",
+        "within",
+        "more",
+        "less",
+        "than",
+        "does",
+        "do",
+        "make",
+        "makes",
+        "made",
+        "them",
+        "they",
+        "it",
+        "vs",
+        "versus",
+        "across",
+        "study",
+        "studies",
+        "approach",
+        "approaches",
+        "method",
+        "methods",
+        "all",
+        "any",
+        "each",
+        "other",
+        "only",
+        "also",
+        "such",
+        "very",
     }
 )
 
@@ -172,7 +217,9 @@ def _sentences(text: str, count: int) -> str:
 
 def seed_line(paper: dict[str, Any], weight: float) -> str:
     """A research line built from one real paper: what a reader working on it would write."""
-    name = " ".join(paper["title"].split()[:6]).rstrip(":,.")
+    title = " ".join(paper["title"].split())
+    head = title.split(":")[0] if 8 <= title.find(":") <= 60 else title
+    name = " ".join(head.split()[:7]).rstrip(":,.")
     description = _sentences(paper["abstract"], 2)
     keywords = json.dumps(_phrases(paper["title"]), ensure_ascii=False)
     return (
@@ -373,7 +420,10 @@ def share(sizes: dict[str, Any], index: int) -> dict[str, Any] | None:
     other_shared = sum(other_papers.get(p, 0) for p in common)
     total_first, total_other = sizes["prompt_tokens"][first], sizes["prompt_tokens"][other]
     full = [p for p in common if p in FULL_TEXTS]
+    full_first = sum(first_papers.get(p, 0) for p in full)
+    full_other = sum(other_papers.get(p, 0) for p in full)
     return {
+        "full_text_share": round(full_other / full_first, 3) if full_first else None,
         "reader": other,
         "shared_papers": common,
         "shared_full_text": full,
@@ -402,6 +452,13 @@ def print_size(sizes: dict[str, Any]) -> None:
               f" {sizes['lab_seconds'] / count:.2f} s")  # fmt: skip
         row = ", ".join(f"{k} {statistics.mean(v):,.0f}" for k, v in sorted(kinds.items()))
         print(f"   prompt tokens per reader by kind (mean over readers making them): {row}")
+    mates = [share(sizes, i) for i in range(1, len(sizes["picks"]))]
+    sharing = [m for m in mates if m and m["full_text_share"] is not None]
+    if sharing:
+        shares = [m["full_text_share"] for m in sharing]
+        print(f"   {len(sharing)} readers share a full-text pick with the first: they pay"
+              f" {statistics.mean(shares):.0%} (max {max(shares):.0%}) of the first's prompt"
+              " tokens for those papers")  # fmt: skip
     for index in (9, 99):
         found = share(sizes, index)
         if found is None:

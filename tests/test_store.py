@@ -107,3 +107,29 @@ def test_a_data_home_that_is_a_file_is_an_error_with_a_hint(tmp_path: Path):
     with pytest.raises(StoreError) as caught:
         open_store(home / "paperbrief.db")
     assert "is a file" in caught.value.message and "PAPERBRIEF_HOME" in caught.value.hint
+
+
+def test_a_paper_saved_again_has_one_search_row_also_after_the_upgrade(tmp_path: Path):
+    path = tmp_path / "db.sqlite"
+    connection = sqlite3.connect(path)
+    for migration in MIGRATIONS[:6]:  # a home with the full-text index of m006
+        migration(connection)
+    connection.execute("PRAGMA user_version=6")
+    connection.execute(
+        "INSERT INTO papers (id, title, authors, abstract, categories, primary_category,"
+        " first_seen, updated) VALUES ('2605.1', 'Old title', '[]', 'repair', '[]', 'cs.SE',"
+        " 'x', 'x')"
+    )
+    connection.execute(  # indexed the old way: the index row's rowid is not the paper's
+        "INSERT INTO papers_fts (rowid, paper_id, title, abstract)"
+        " VALUES (99, '2605.1', 'Old title', 'repair')"
+    )
+    connection.commit()
+    connection.close()
+    with open_store(path) as store:
+        store.listings.save(_listing())  # 2605.1 again, with a new title
+        store.listings.save(_listing())
+        assert [p.title for p in store.listings.search("A")] == ["A"]
+        assert store.listings.search("Old") == []
+        with store._db.read() as db:
+            assert db.execute("SELECT COUNT(*) FROM papers_fts").fetchone()[0] == 2

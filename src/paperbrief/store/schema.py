@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from paperbrief.errors import StoreError
-from paperbrief.store.search import create_indexes
+from paperbrief.store.search import create_indexes, reindex_papers
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -349,6 +349,12 @@ def m007_readers_and_paper_readings(db: sqlite3.Connection) -> None:
     )
 
 
+def m008_paper_index_by_rowid(db: sqlite3.Connection) -> None:
+    """The papers' full-text rows keyed by each paper's rowid, so saving a paper replaces
+    its row without scanning the index (``store.search.index_paper``)."""
+    reindex_papers(db)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial_schema,
     m002_picks_by_paper,
@@ -357,6 +363,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     m005_delivery_journal,
     m006_full_text_search,
     m007_readers_and_paper_readings,
+    m008_paper_index_by_rowid,
 )
 
 
