@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/lab_bench.py                 # 1, 10 and 100 readers
     .venv/bin/python benchmarks/lab_bench.py --readers 10    # one size only
     .venv/bin/python benchmarks/lab_bench.py --year          # the year-size store
+    .venv/bin/python benchmarks/lab_bench.py --readers 3 --delay 2-6   # with LLM latency
 
 **Readers.** Profiles are generated, not copied: readers come in labs of ten; a lab's shared
 research line and each reader's own line are built from a real paper's title and abstract
@@ -23,7 +24,9 @@ publish), against a real OpenAI-compatible server on 127.0.0.1
 day) whatever paper is asked about, and a 3-star verdict for every paper the judge is asked
 about (so the cheap ranking's order stands): realistic in
 length (so completion tokens and the verifier's work are real), not in content — this
-measures cost and scale, not quality. Prompt tokens are the server's count (characters/4 of
+measures cost and scale, not quality. ``--delay 2-6`` makes each answer take 2–6 s, as a
+hosted model's would (a deep read's long answer takes longer in reality), to see how many
+readers an hour the LLM's latency allows. Prompt tokens are the server's count (characters/4 of
 the messages, as it reports ``usage``).
 
 Each size runs in its own process (a fresh home, so peak memory is that size's). It prints
@@ -330,7 +333,7 @@ def prompt_tokens(body: dict[str, Any]) -> int:
 
 
 # ------------------------------------------------------------------ one size
-def run_size(count: int) -> dict[str, Any]:
+def run_size(count: int, delay: tuple[float, float] = (0.0, 0.0)) -> dict[str, Any]:
     """One lab of ``count`` readers in a fresh home (called in its own process)."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lab-bench-") as folder:
@@ -338,7 +341,7 @@ def run_size(count: int) -> dict[str, Any]:
         arxiv = ThreadingHTTPServer(("127.0.0.1", 0), NoFullText)
         threading.Thread(target=arxiv.serve_forever, daemon=True).start()
         base = f"http://127.0.0.1:{arxiv.server_address[1]}"
-        with OpenAIServer(llm_route()) as server:
+        with OpenAIServer(llm_route(), delay=delay) as server:
             readers_dir = home / "readers"
             readers_dir.mkdir()
             for name, text in reader_profiles(count, server.url).items():
@@ -550,10 +553,16 @@ def main() -> None:
     parser.add_argument("--readers", type=int, action="append", help="Sizes (default 1 10 100).")
     parser.add_argument("--year", action="store_true", help="The year-size store instead.")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a size, in this process
+    parser.add_argument(
+        "--delay",
+        default="0-0",
+        help="Seconds each LLM answer takes, a range (e.g. 2-6: a hosted model's latency).",
+    )
     parser.add_argument("--json", type=Path, help="Also write every figure to this JSON file.")
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_size(args.one)))
+        low, _, high = args.delay.partition("-")
+        print(json.dumps(run_size(args.one, (float(low), float(high or low)))))
         return
     if args.year:
         year_store()
@@ -561,7 +570,7 @@ def main() -> None:
     figures = {}
     for count in args.readers or [1, 10, 100]:
         child = subprocess.run(
-            [sys.executable, __file__, "--one", str(count)],
+            [sys.executable, __file__, "--one", str(count), "--delay", args.delay],
             capture_output=True, text=True, check=False, env={**os.environ},
         )  # fmt: skip
         if child.returncode != 0:
