@@ -1,5 +1,9 @@
 """The web UI: read the archive, see the full ranking, give feedback, edit the profile.
 
+For a lab (``create_app(..., readers=...)``, `serve --readers`) each reader is served
+through their own ``Site`` (their view of the store, their profile file) and the owner also
+has ``/owner`` (``web.readers``).
+
 ``create_app(store_path, profile_path, token=None)`` builds the Starlette app over the
 module's handlers (``ROUTES``; each reads the app's ``Site`` from ``request.app.state``, so
 a handler can be imported and called alone); `paperbrief serve` runs it with uvicorn. Pages
