@@ -27,8 +27,8 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not browser and not wheel"
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
 	$(BIN)/mypy
 
 bench: $(STAMP)

@@ -22,7 +22,7 @@ from tests.support.imports import arrows, rooms
 FLOORS: dict[str, int] = {
     **dict.fromkeys(
         ["paperbrief", "errors", "models", "records", "text", "retry", "files", "labels"]
-        + ["profile", "profile_checks", "prompts", "environment"],
+        + ["profile", "profile_checks", "prompts", "environment", "install"],
         0,
     ),
     **dict.fromkeys(["transport", "http", "llm"], 1),

@@ -26,7 +26,6 @@ from pathlib import Path
 
 from paperbrief.errors import OutputError
 
-
 PRIVATE_FILE = 0o600
 PRIVATE_FOLDER = 0o700
 

@@ -37,7 +37,6 @@ from paperbrief.pipeline import (
 )
 from paperbrief.profile import Profile
 from paperbrief.services import Services
-from paperbrief.text import shorten
 
 T = TypeVar("T")
 
@@ -111,7 +110,7 @@ def fallback_lines(fallbacks: Sequence[Fallback]) -> list[str]:
     lines = []
     for (part, reason), items in grouped.items():
         papers = ", ".join(item.paper_id for item in items if item.paper_id)
-        lines.append(f"{part} {papers}".strip() + f" ({reason}): {shorten(items[0].detail, 200)}")
+        lines.append(f"{part} {papers}".strip() + f" ({reason}): {items[0].detail}")
     return lines
 
 

@@ -1,7 +1,7 @@
 """The reader's own library, read from what reference managers export.
 
 ``read_library(path)`` takes a Zotero (or any) export — BibTeX (bibtexparser), CSL JSON,
-RIS (rispy; both in the ``library`` extra, ``pip install 'paperbrief[library]'``) — a plain
+RIS (rispy; both in the ``library`` extra: ``install.extra_packages("library")``) — a plain
 list of arXiv ids or URLs, or a folder of PDFs, and returns
 :class:`LibraryPaper` values: title, abstract, authors, year, arXiv id when one can be
 found (an ``eprint`` field, a 10.48550 DOI, an arxiv.org URL, ``arXiv:…`` in a note), key
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbrief.errors import PaperbriefError
+from paperbrief.install import add_packages_command, extra_packages
 from paperbrief.text.arxiv import ID_PATTERN, NEW_ID, split_arxiv_id
 
 
@@ -27,10 +28,9 @@ class LibraryError(PaperbriefError):
     """A library file that cannot be read (unknown format, no papers, unreadable)."""
 
 
-LIBRARY_EXTRA = (
-    "install the library extra: pip install 'paperbrief[library]'"
-    " (pipx: pipx inject paperbrief bibtexparser rispy; uv: uv tool install 'paperbrief[library]')"
-)
+def library_extra_hint() -> str:
+    """How to add the library extra, with the installer in use (pip, pipx, uv)."""
+    return "add the library extra: " + add_packages_command(extra_packages("library"))
 
 
 def _parser(module: str, what: str) -> Any:
@@ -39,7 +39,8 @@ def _parser(module: str, what: str) -> Any:
         return importlib.import_module(module)
     except ImportError:
         raise LibraryError(
-            f"reading {what} needs the {module} package, which is not installed", LIBRARY_EXTRA
+            f"reading {what} needs the {module} package, which is not installed",
+            library_extra_hint(),
         ) from None
 
 
