@@ -27,7 +27,10 @@ from paperbrief.store import open_store
 from tests.support.embedding import sample_vectors
 from tests.support.faults import offline_but_looking_online
 
-TRACED = "connect,sendto,sendmsg,openat,open,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat"
+TRACED = ",".join(
+    ["connect", "sendto", "sendmsg", "openat", "open", "creat", "mkdir", "mkdirat"]
+    + ["rename", "renameat", "renameat2", "unlink", "unlinkat"]
+)
 WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC")
 PATH_ARGUMENT = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
