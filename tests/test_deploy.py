@@ -44,18 +44,14 @@ def test_the_workflow_passes_actionlint_and_a_planted_error_fails(tmp_path):
     assert lint(tool("actionlint"), "-no-color", str(broken)).returncode == 1
 
 
-def test_the_workflow_runs_on_weekdays_with_the_home_cached_and_secrets_from_the_store():
-    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
-    triggers = workflow[True]  # YAML 1.1 reads the key `on` as a boolean
-    assert triggers["schedule"] == [{"cron": "30 23 * * 0-4"}]  # 07:30 Beijing, Mon–Fri
-    job = workflow["jobs"]["digest"]
-    steps = {step.get("name", step.get("uses")): step for step in job["steps"]}
-    cache = steps["Restore the data home"]
-    assert cache["with"]["path"] == ".paperbrief"
-    assert job["env"]["PAPERBRIEF_HOME"].endswith("/.paperbrief")
-    assert "secrets.PAPERBRIEF_LLM_API_KEY" in job["env"]["PAPERBRIEF_LLM_API_KEY"]
-    assert "secrets.PAPERBRIEF_SMTP_PASSWORD" in job["env"]["PAPERBRIEF_SMTP_PASSWORD"]
-    assert "git push" in steps["Commit the post to the blog"]["run"]
+def test_the_workflow_steps_pass_shellcheck_and_a_planted_error_fails(tmp_path):
+    steps = DEPLOY / "github" / "steps.sh"
+    done = lint(tool("shellcheck"), "--severity=warning", str(steps))
+    assert done.returncode == 0, done.stdout + done.stderr
+    broken = tmp_path / "steps.sh"
+    planted = steps.read_text(encoding="utf-8").replace("identity() {", "identity() {\n  unused=1")
+    broken.write_text(planted, "utf-8")
+    assert lint(tool("shellcheck"), "--severity=warning", str(broken)).returncode == 1
 
 
 def test_the_dockerfile_passes_hadolint_and_a_planted_error_fails(tmp_path):
