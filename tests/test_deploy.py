@@ -4,6 +4,7 @@ fail them), and the cron line run as cron would, in an empty HOME."""
 from __future__ import annotations
 
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -85,18 +86,48 @@ def _installed_like_pipx(home: Path) -> None:
     (home / ".local" / "bin" / "paperbrief").symlink_to(Path(sys.executable).parent / "paperbrief")
 
 
+def systemd_units(tmp_path: Path, home: Path) -> tuple[Path, Path]:
+    """The shipped template units as the instance of the user running the tests, with
+    their /home/<user> paths pointed at ``home``."""
+    user = pwd.getpwuid(os.getuid()).pw_name
+    units = []
+    for suffix in ("service", "timer"):
+        text = (DEPLOY / "systemd" / f"paperbrief@.{suffix}").read_text(encoding="utf-8")
+        unit = tmp_path / f"paperbrief@{user}.{suffix}"
+        unit.write_text(text.replace("/home/%i", str(home)), encoding="utf-8")
+        units.append(unit)
+    return units[0], units[1]
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze")
 def test_the_systemd_units_verify(tmp_path):
     home = tmp_path / "home"
     _installed_like_pipx(home)
-    for name in ("paperbrief.service", "paperbrief.timer"):
-        text = (DEPLOY / "systemd" / name).read_text(encoding="utf-8")
-        (tmp_path / name).write_text(text.replace("%h", str(home)), encoding="utf-8")
-    done = lint(
-        "systemd-analyze", "verify", str(tmp_path / "paperbrief.service"),
-        str(tmp_path / "paperbrief.timer"),
-    )  # fmt: skip
+    service, timer = systemd_units(tmp_path, home)
+    done = lint("systemd-analyze", "verify", str(service), str(timer))
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze")
+def test_the_service_is_sandboxed_and_rated_ok_by_systemd_analyze_security(tmp_path):
+    """`systemd-analyze security --offline=yes` rates the unit file as it stands (0 safe …
+    10 unsafe; "OK" is below 5); --threshold=49 fails above 4.9. A unit without the
+    sandbox (the one shipped before) is rated 9.6 UNSAFE: the same check fails it."""
+    home = tmp_path / "home"
+    _installed_like_pipx(home)
+    service, _ = systemd_units(tmp_path, home)
+    done = lint("systemd-analyze", "security", "--offline=yes", "--threshold=49", str(service))
+    assert done.returncode == 0, done.stdout + done.stderr
+    level = re.search(r"Overall exposure level for \S+: ([\d.]+) (\w+)", done.stdout)
+    assert level and float(level.group(1)) < 5 and level.group(2) in {"OK", "SAFE"}, done.stdout
+    text = service.read_text(encoding="utf-8")
+    for directive in ("ProtectSystem=strict", "PrivateTmp=yes", "NoNewPrivileges=yes"):
+        assert directive in text
+    unsandboxed = tmp_path / "plain" / service.name
+    unsandboxed.parent.mkdir()
+    unsandboxed.write_text(text.split("# The sandbox.")[0], encoding="utf-8")
+    weak = lint("systemd-analyze", "security", "--offline=yes", "--threshold=49", str(unsandboxed))
+    assert weak.returncode != 0 and "UNSAFE" in weak.stdout
 
 
 def cron_command() -> str:
