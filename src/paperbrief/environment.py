@@ -106,6 +106,17 @@ def named_variables(
     return found
 
 
+def secret_values(profile: Profile, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``{variable: value}`` of every secret the profile names that is set: the LLM key and
+    each configured channel's secrets (SMTP password, webhook URLs, signing secrets), so
+    that no log line shows them (``cli/redaction.py``)."""
+    env = os.environ if environ is None else environ
+    names = [profile.llm.api_key_env, FALLBACK_KEY_ENV]
+    for kind in CHANNEL_KINDS:
+        names += [secret.variable for secret in kind.secrets(profile.delivery)]
+    return {name: env[name] for name in dict.fromkeys(names) if env.get(name)}
+
+
 def warnings(profile: Profile, environ: Mapping[str, str] | None = None) -> list[str]:
     """What will not work as the profile suggests, one line each."""
     env = os.environ if environ is None else environ
