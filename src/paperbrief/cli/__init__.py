@@ -13,6 +13,7 @@ from paperbrief.cli import (
     demo,
     feedback,
     judging,
+    logs,
     profile_cmd,
     publishing,
     ranking,
@@ -50,6 +51,7 @@ for _module in (
     search,
     verifying,
     publishing,
+    logs,
 ):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
