@@ -27,3 +27,22 @@ def test_every_command_has_help():
         assert result.exit_code == 0, (path, result.output)
         assert command.help, f"{' '.join(path)} has no docstring"
         assert "Usage:" in result.output
+
+
+def test_exit_codes_are_in_the_help_and_the_readme_says_the_same_codes():
+    from click.testing import CliRunner
+
+    from paperbrief.cli import cli
+    from paperbrief.errors import EXIT_MEANINGS
+    from tests.support import ROOT
+
+    for args in (["--help"], ["run", "--help"]):
+        shown = CliRunner().invoke(cli, args).output
+        for code, meaning in EXIT_MEANINGS.items():
+            assert f"  {code}  {meaning}" in shown, (args, code)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Exit codes", 1)[1].split("\n\n", 2)[1]
+    codes = [
+        int(line.split("|")[1]) for line in table.splitlines() if line[:3].strip("| ").isdigit()
+    ]
+    assert codes == list(EXIT_MEANINGS)

@@ -24,7 +24,7 @@ from paperbrief.cli.common import (
     say,
     terminal_text,
 )
-from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay
+from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay, exit_code_help
 from paperbrief.labels import stars_text
 from paperbrief.models import Fallback
 from paperbrief.pipeline import (
@@ -161,7 +161,9 @@ def report_run(result: RunResult) -> None:
         raise SystemExit(EXIT_FALLBACKS)
 
 
-@click.command(short_help="Run the day: fetch, rank, read, write, publish.")
+@click.command(
+    short_help="Run the day: fetch, rank, read, write, publish.", epilog=exit_code_help()
+)
 @date_option
 @listing_option
 @profile_option
