@@ -70,8 +70,16 @@ def test_compose_passes_compose_lint_and_mounts_the_dockerfiles_home(tmp_path):
     done = lint(tool("compose-lint"), "check", "--fail-on", "low", str(COMPOSE))
     assert done.returncode == 0, done.stdout + done.stderr
     service = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]["paperbrief"]
-    assert service["volumes"] == ["./data:/data"] and service["user"].startswith("10001")
-    assert (COMPOSE.parent / service["build"]["context"] / service["build"]["dockerfile"]).is_file()
+    assert service["user"].startswith("10001")
+    # compose resolves paths against the file's folder: they must mean the repository root's
+    # ./data and ./.env, where the README (and .gitignore) put them
+    (volume,) = service["volumes"]
+    assert (COMPOSE.parent / volume.split(":")[0]).resolve() == ROOT / "data"
+    assert volume.endswith(":/data")
+    (env_file,) = service["env_file"]
+    assert (COMPOSE.parent / env_file["path"]).resolve() == ROOT / ".env"
+    assert (COMPOSE.parent / service["build"]["context"]).resolve() == ROOT
+    assert (ROOT / service["build"]["dockerfile"]).is_file()
     broken = tmp_path / "compose.yaml"
     broken.write_text(
         COMPOSE.read_text(encoding="utf-8").replace("read_only: true", "privileged: true"),
@@ -182,3 +190,46 @@ def test_the_cron_line_without_an_env_file_fails_with_a_logged_hint(tmp_path):
     log = (home / ".paperbrief" / "logs" / "run.log").read_text(encoding="utf-8")
     assert "does not exist" in log and "hint:" in log and STAMP.match(log)
     assert os.listdir(home / ".paperbrief") == ["logs"]
+
+
+def docker_context(root: Path) -> list[Path]:
+    """The files `docker build` sends from ``root`` under its .dockerignore (patterns in
+    order, the last that matches a path wins, ``!`` takes it back in; a folder's rule holds
+    for everything in it)."""
+    import fnmatch
+
+    rules = []
+    for line in (root / ".dockerignore").read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            rules.append((line.startswith("!"), line.lstrip("!").rstrip("/")))
+
+    def excluded(relative: str) -> bool:
+        parts = relative.split("/")
+        verdict = False
+        for include, pattern in rules:
+            prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+            if pattern.startswith("**/"):
+                hit = any(fnmatch.fnmatch(part, pattern[3:]) for part in parts)
+            else:
+                hit = any(fnmatch.fnmatch(prefix, pattern) for prefix in prefixes)
+            if hit:
+                verdict = not include
+        return verdict
+
+    return [
+        path
+        for path in root.rglob("*")
+        if path.is_file() and not excluded(path.relative_to(root).as_posix())
+    ]
+
+
+def test_the_docker_context_is_what_the_dockerfile_copies():
+    sent = docker_context(ROOT)
+    names = {path.relative_to(ROOT).as_posix() for path in sent}
+    assert {"pyproject.toml", "README.md", "LICENSE", "src/paperbrief/__init__.py"} <= names
+    assert "src/paperbrief/data/minilm/model.onnx" in names
+    assert not [n for n in names if n.startswith((".venv/", ".git/", "out/", "tests/"))]
+    assert not [n for n in names if "__pycache__" in n]
+    size = sum(path.stat().st_size for path in sent)
+    assert size < 40_000_000, f"{size / 1e6:.0f} MB"  # the model (23 MB) and the code
