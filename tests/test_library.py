@@ -82,9 +82,11 @@ def test_reads_a_folder_of_pdfs(tmp_path):
 def test_unusable_files_fail_with_a_hint(tmp_path):
     bad = tmp_path / "notes.txt"
     bad.write_text("my favourite papers\n", encoding="utf-8")
-    with pytest.raises(LibraryError, match="not an arXiv id") as caught:
-        read_library(bad)
+    skipped: list[str] = []
+    with pytest.raises(LibraryError, match="no papers found") as caught:
+        read_library(bad, skipped.append)
     assert caught.value.hint
+    assert skipped == ["line 1 is not an arXiv id or URL: my favourite papers"]
     empty = tmp_path / "empty.bib"
     empty.write_text("% nothing here\n", encoding="utf-8")
     with pytest.raises(LibraryError, match="no papers found"):
@@ -169,8 +171,10 @@ def test_profile_from_bibtex_ranks_the_readers_papers_first(tmp_path, day_embedd
     assert profile.name == "Dr. Test" and len(profile.research_lines) == 3
     assert {"cs.LG", "cs.AI"} <= set(profile.categories)
     phrases = [k for line in profile.research_lines for k in line.keywords]
-    assert {"time series", "diffusion models", "clinical"} <= set(phrases)
-    assert "Time series" in result.output  # the proposal is shown
+    assert {"multivariate time series", "diffusion models", "clinical decision support"} <= set(
+        phrases
+    )
+    assert "Multivariate time series" in result.output  # the proposal is shown
     ranks = _ranks(out, day_embedder)
     assert ranks[:5] == [1, 2, 3, 4, 5], ranks  # the top five are the reader's own
     assert sum(r <= 30 for r in ranks) >= 12, ranks  # of 463 candidates

@@ -13,8 +13,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from paperbrief.cli.common import PaperbriefGroup, console, get_store
+from paperbrief.cli.library_io import read_with_progress
 from paperbrief.errors import PaperbriefError
-from paperbrief.library import read_library
 from paperbrief.models import Signal
 from paperbrief.rank.imported import load_posts, record_posts
 from paperbrief.records import FeedbackEvent
@@ -130,7 +130,7 @@ def _import_picks(path: Path, store: Store) -> None:
 def _import_liked(path: Path, store: Store) -> None:
     """A library export (BibTeX, CSL JSON, RIS, arXiv ids, PDF folder): each paper with an
     arXiv id as 👍, once per file."""
-    papers = read_library(path)
+    papers = read_with_progress(path)
     source = f"import:{path.name}"
     ids = list(dict.fromkeys(p.arxiv_id for p in papers if p.arxiv_id))
     already = {

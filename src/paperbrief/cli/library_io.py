@@ -8,14 +8,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.markup import escape
+from rich.progress import Progress
 
-from paperbrief.cli.common import console
+from paperbrief.cli.common import console, terminal_text
 from paperbrief.errors import PaperbriefError
 from paperbrief.library import LibraryPaper, complete, read_library
 from paperbrief.models import Paper
 from paperbrief.services import Services
 from paperbrief.sources import fetch_papers
 from paperbrief.store import Store
+
+MAX_SKIP_LINES = 20  # then a count: a broken export of 20k items is not 20k lines
 
 
 def load_library(path: Path, store: Store, services: Services) -> list[LibraryPaper]:
@@ -25,11 +28,13 @@ def load_library(path: Path, store: Store, services: Services) -> list[LibraryPa
     abstract and categories from the store's listings, else from arXiv when online; one
     that stays without a title is left out, with a note.
     """
-    papers = read_library(path)
-    ids = [p.arxiv_id for p in papers if p.arxiv_id]
+    papers = read_with_progress(path)
+    ids = list(dict.fromkeys(p.arxiv_id for p in papers if p.arxiv_id))
     known: dict[str, Paper] = store.listings.papers(ids)
-    wanted = [p.arxiv_id for p in papers if p.arxiv_id and p.arxiv_id not in known]
-    wanted = [i for i in wanted if i and not _complete(papers, i)]
+    # Ids the file already gives a title and categories for need no lookup (a set: this
+    # was a scan of the library per id, 41 s for 20k ids).
+    described = {p.arxiv_id for p in papers if p.arxiv_id and p.title and p.categories}
+    wanted = [i for i in ids if i not in known and i not in described]
     if wanted and services.http is not None:
         try:
             known.update(fetch_papers(wanted, services.http, api_base=services.arxiv.api))
@@ -46,6 +51,23 @@ def load_library(path: Path, store: Store, services: Services) -> list[LibraryPa
     return completed
 
 
-def _complete(papers: list[LibraryPaper], arxiv_id: str) -> bool:
-    """True when the file itself already gives that paper's title and categories."""
-    return any(p.arxiv_id == arxiv_id and p.title and p.categories for p in papers)
+def read_with_progress(path: Path) -> list[LibraryPaper]:
+    """``read_library`` with a progress bar (a PDF folder reads each file) and one line
+    per item it skips."""
+    skipped: list[str] = []
+
+    def skip(line: str) -> None:
+        skipped.append(line)
+        if len(skipped) <= MAX_SKIP_LINES:
+            console.print(f"[yellow]skipped:[/] {escape(terminal_text(line))}", highlight=False)
+
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task(f"reading {escape(path.name)}", total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        papers = read_library(path, skip, advance)
+    if len(skipped) > MAX_SKIP_LINES:
+        console.print(f"[yellow]skipped:[/] {len(skipped) - MAX_SKIP_LINES} more", highlight=False)
+    return papers

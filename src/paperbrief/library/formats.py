@@ -7,6 +7,14 @@ list of arXiv ids or URLs, or a folder of PDFs, and returns
 found (an ``eprint`` field, a 10.48550 DOI, an arxiv.org URL, ``arXiv:…`` in a note), key
 phrases and the arXiv categories Zotero's subject tags name. The format is chosen by
 extension, then by content. A file that is none of these is a ``LibraryError``.
+
+Exports come from anywhere, so every item is read on its own terms: fields are capped
+(``FIELD_CAPS``, before bibtexparser decodes LaTeX, which is superlinear in a field's
+size) and cleaned of control characters (ESC, DEL, C1, bidi overrides: they must not
+reach the TOML proposal or a terminal); an item that cannot be read is skipped with one
+line to ``skipped`` (its text shortened, never echoed whole), never the whole import. In
+a PDF folder only regular files that start like a PDF are read (no child process for the
+rest); each PDF also gives the category arXiv stamps in its margin (``[cs.SE]``).
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,7 +30,38 @@ from typing import Any
 
 from paperbrief.errors import PaperbriefError
 from paperbrief.install import add_packages_command, extra_packages
+from paperbrief.text import shorten
 from paperbrief.text.arxiv import ID_PATTERN, NEW_ID, split_arxiv_id
+
+# Control characters but tab and newline, DEL, C1 and the bidirectional overrides: text from
+# an export never carries them into the profile or a terminal.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Characters of each field kept (a title longer than this is not a title); an abstract of
+# 150 MB reached the tokenizer whole once.
+FIELD_CAPS = {"title": 1_000, "abstract": 20_000, "author": 20_000, "keywords": 5_000}
+OTHER_FIELD_CAP = 2_000  # doi, url, note, eprint …: the id hints
+MAX_AUTHORS = 200
+MAX_ITEMS = 200_000  # items of one export (a large personal library is ~20k)
+MAX_PDF_BYTES = 200 * 1024 * 1024
+Skipped = Callable[[str], None]
+Progress = Callable[[int, int], None]  # (done, total)
+
+
+def _nowhere(_: str) -> None:
+    pass
+
+
+def _no_progress(_done: int, _total: int) -> None:
+    pass
+
+
+def _capped(name: str, value: object) -> str:
+    return str(value or "")[: FIELD_CAPS.get(name, OTHER_FIELD_CAP)]
+
+
+def _what(text: object) -> str:
+    """An item's text for a message: one line, short (a bad 5 MB line is never echoed)."""
+    return shorten(" ".join(_CONTROL.sub(" ", str(text)).split()), 80)
 
 
 class LibraryError(PaperbriefError):
@@ -110,7 +150,9 @@ def find_arxiv_id(values: Iterable[str]) -> str | None:
 
 
 def _clean(text: object) -> str:
-    return " ".join(str(text or "").replace("{", "").replace("}", "").split())
+    """One line of plain text: braces, control characters and runs of space removed."""
+    plain = _CONTROL.sub(" ", str(text or "").replace("{", "").replace("}", ""))
+    return " ".join(plain.split())
 
 
 def _year(text: object) -> int | None:
@@ -164,7 +206,7 @@ def _paper(
     return LibraryPaper(
         title=_clean(title),
         abstract=_clean(abstract),
-        authors=tuple(_clean(a) for a in authors if _clean(a)),
+        authors=tuple(_clean(a) for a in list(authors)[:MAX_AUTHORS] if _clean(a)),
         year=_year(year),
         arxiv_id=find_arxiv_id(str(hint) for hint in id_hints if hint),
         keywords=keywords,
@@ -172,34 +214,46 @@ def _paper(
     )
 
 
-def read_bibtex(text: str) -> list[LibraryPaper]:
+def read_bibtex(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
     """Entries of a BibTeX file (Zotero, Better BibTeX, Google Scholar, arXiv's own)."""
     bibtexparser = _parser("bibtexparser", "a BibTeX export")
     middlewares = importlib.import_module("bibtexparser.middlewares")
-    library = bibtexparser.parse_string(
-        text,
-        append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()],
-    )
+    # Parse, cap every field, then decode LaTeX (superlinear in a field's size: a 700 KB
+    # abstract took 22 s, a 5 MB one never ended) and split the authors.
+    library = bibtexparser.parse_string(text)
+    for block in library.failed_blocks:
+        skipped(f"a BibTeX entry that cannot be parsed: {_what(block.raw)}")
+        library.remove(block)
+    for entry in library.entries[:MAX_ITEMS]:
+        for field in entry.fields:
+            field.value = _capped(field.key.lower(), field.value)
+    for middleware in (middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()):
+        library = middleware.transform(library)
     papers = []
-    for entry in library.entries:
-        fields = {key.lower(): field.value for key, field in entry.fields_dict.items()}
-        authors = fields.get("author", [])
-        eprint = fields.get("eprint", "")
-        archive = str(fields.get("archiveprefix", fields.get("eprinttype", ""))).lower()
-        hints = [f"arXiv:{eprint}" if eprint and archive in ("", "arxiv") else ""]
-        hints += [str(fields.get(k, "")) for k in ("doi", "url", "note", "journal", "number")]
-        keywords = split_tags(str(fields.get("keywords", "")))
-        papers.append(
-            _paper(
-                fields.get("title", ""),
-                fields.get("abstract", ""),
-                authors if isinstance(authors, list) else [str(authors)],
-                fields.get("year", fields.get("date", "")),
-                hints,
-                keywords,
-            )
-        )
+    for entry in library.entries[:MAX_ITEMS]:
+        try:
+            papers.append(_bibtex_paper(entry))
+        except (ValueError, TypeError, AttributeError) as error:
+            skipped(f"BibTeX entry {_what(entry.key)}: {_what(error)}")
     return papers
+
+
+def _bibtex_paper(entry: Any) -> LibraryPaper:
+    fields = {key.lower(): field.value for key, field in entry.fields_dict.items()}
+    authors = fields.get("author", [])
+    eprint = fields.get("eprint", "")
+    archive = str(fields.get("archiveprefix", fields.get("eprinttype", ""))).lower()
+    hints = [f"arXiv:{eprint}" if eprint and archive in ("", "arxiv") else ""]
+    hints += [str(fields.get(k, "")) for k in ("doi", "url", "note", "journal", "number")]
+    keywords = split_tags(str(fields.get("keywords", "")))
+    return _paper(
+        fields.get("title", ""),
+        fields.get("abstract", ""),
+        authors if isinstance(authors, list) else [str(authors)],
+        fields.get("year", fields.get("date", "")),
+        hints,
+        keywords,
+    )
 
 
 def _csl_name(person: Mapping[str, Any]) -> str:
@@ -208,96 +262,136 @@ def _csl_name(person: Mapping[str, Any]) -> str:
     return ", ".join(str(p) for p in (person.get("family"), person.get("given")) if p)
 
 
-def read_csl_json(text: str) -> list[LibraryPaper]:
+def read_csl_json(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
     """Items of a CSL JSON file (Zotero's "CSL JSON" export: a list of item objects)."""
     data = json.loads(text)
     items = data.get("items", []) if isinstance(data, dict) else data
-    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+    if not isinstance(items, list):
         raise LibraryError(
             "this JSON is not CSL JSON (a list of items)", "export the library as CSL JSON"
         )
     papers = []
-    for item in items:
-        issued = item.get("issued", {})
-        parts = issued.get("date-parts", [[None]]) if isinstance(issued, dict) else [[None]]
-        hints = [str(item.get(k, "")) for k in ("DOI", "URL", "number", "note", "id")]
-        keywords = split_tags(str(item.get("keyword", "")))
-        papers.append(
-            _paper(
-                item.get("title", ""),
-                item.get("abstract", ""),
-                [_csl_name(p) for p in item.get("author", []) if isinstance(p, dict)],
-                (parts[0] or [None])[0] if parts else None,
-                hints,
-                keywords,
-            )
-        )
+    for number, item in enumerate(items[:MAX_ITEMS], 1):
+        try:
+            if not isinstance(item, dict):
+                raise TypeError(f"not an item object: {_what(item)}")
+            papers.append(_csl_paper(item))
+        except (ValueError, TypeError, AttributeError, IndexError) as error:
+            skipped(f"CSL item {number}: {_what(error)}")
     return papers
 
 
-def read_ris(text: str) -> list[LibraryPaper]:
+def _csl_paper(item: Mapping[str, Any]) -> LibraryPaper:
+    issued = item.get("issued", {})
+    parts = issued.get("date-parts", [[None]]) if isinstance(issued, dict) else [[None]]
+    hints = [_capped(k, item.get(k, "")) for k in ("DOI", "URL", "number", "note", "id")]
+    keywords = split_tags(_capped("keywords", item.get("keyword", "")))
+    creators = item.get("author", [])
+    return _paper(
+        _capped("title", item.get("title", "")),
+        _capped("abstract", item.get("abstract", "")),
+        [
+            _csl_name(p)
+            for p in (creators if isinstance(creators, list) else [])
+            if isinstance(p, dict)
+        ],
+        (parts[0] or [None])[0] if parts and isinstance(parts, list) else None,
+        hints,
+        keywords,
+    )
+
+
+def read_ris(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
     """Records of a RIS file (Zotero, EndNote, Mendeley)."""
     rispy = _parser("rispy", "a RIS export")
     papers = []
-    for record in rispy.loads(text):
-        hints = [str(record.get("doi", "")), *record.get("urls", []), *record.get("notes", [])]
-        hints += [str(record.get("number", "")), str(record.get("note", ""))]
-        papers.append(
-            _paper(
-                record.get("title") or record.get("primary_title", ""),
-                record.get("abstract", ""),
-                record.get("authors", []) or record.get("first_authors", []),
-                record.get("year") or record.get("date", ""),
-                hints,
-                record.get("keywords", []),
+    for number, record in enumerate(rispy.loads(text)[:MAX_ITEMS], 1):
+        try:
+            hints = [str(record.get("doi", "")), *record.get("urls", []), *record.get("notes", [])]
+            hints += [str(record.get("number", "")), str(record.get("note", ""))]
+            papers.append(
+                _paper(
+                    _capped("title", record.get("title") or record.get("primary_title", "")),
+                    _capped("abstract", record.get("abstract", "")),
+                    record.get("authors", []) or record.get("first_authors", []),
+                    record.get("year") or record.get("date", ""),
+                    [_capped("", h) for h in hints],
+                    [_capped("keywords", k) for k in record.get("keywords", [])],
+                )
             )
-        )
+        except (ValueError, TypeError, AttributeError) as error:
+            skipped(f"RIS record {number}: {_what(error)}")
     return papers
 
 
-def read_id_list(text: str) -> list[LibraryPaper]:
-    """One arXiv id or URL per line ('#' starts a comment); titles are looked up later."""
+def read_id_list(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
+    """One arXiv id or URL per line ('#' starts a comment); titles are looked up later.
+    A line that is neither is skipped (e.g. 2604.19011 or https://arxiv.org/abs/2604.19011
+    are)."""
     papers = []
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].strip()
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()[:OTHER_FIELD_CAP]
         if not line:
             continue
         bare = _BARE_ID.match(line)
         found = split_arxiv_id(bare.group(1))[0] if bare else find_arxiv_id([line])
         if found is None:
-            raise LibraryError(
-                f"{line!r} is not an arXiv id or URL",
-                "list one id per line, e.g. 2604.19011 or https://arxiv.org/abs/2604.19011",
-            )
+            skipped(f"line {number} is not an arXiv id or URL: {_what(line)}")
+            continue
         papers.append(LibraryPaper(title="", arxiv_id=found))
+        if len(papers) >= MAX_ITEMS:
+            break
     return papers
 
 
-def read_pdf_folder(folder: Path) -> list[LibraryPaper]:
-    """Title and abstract of every PDF under ``folder`` (the arXiv id from the file name or
-    the stamp arXiv prints in the margin)."""
+_STAMP = re.compile(r"arXiv:\s*(" + ID_PATTERN + r")(?:v\d+)?\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
+
+
+def looks_like_pdf(path: Path) -> bool:
+    """A regular file (not a pipe, a device or a link to one) that starts like a PDF and is
+    not absurdly large: worth a reader's child process."""
+    try:
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode) or not 0 < status.st_size <= MAX_PDF_BYTES:
+            return False
+        with path.open("rb") as handle:
+            return b"%PDF-" in handle.read(1024)
+    except OSError:
+        return False
+
+
+def read_pdf_folder(
+    folder: Path, skipped: Skipped = _nowhere, progress: Progress = _no_progress
+) -> list[LibraryPaper]:
+    """Title and abstract of every PDF under ``folder``: the arXiv id from the file name or
+    the stamp arXiv prints in the margin, and the category that stamp names."""
     from paperbrief.errors import FullTextError
     from paperbrief.fulltext import read_local_file
 
+    candidates = sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".pdf")
     papers = []
-    for path in sorted(folder.rglob("*.pdf")):
+    for done, path in enumerate(candidates, 1):
+        progress(done - 1, len(candidates))
+        if not looks_like_pdf(path):
+            skipped(f"{_what(path.name)}: not a PDF file")
+            continue
         try:
             document = read_local_file(path)
-        except FullTextError:
+        except (FullTextError, OSError, MemoryError) as error:
+            skipped(f"{_what(path.name)}: {_what(getattr(error, 'message', error))}")
             continue  # a scan or a damaged file: the other papers still count
         first_words = " ".join(p for s in document.sections[:2] for p in s.paragraphs)[:3000]
+        stamp = _STAMP.search(first_words) or _STAMP.search(document.abstract[:3000])
         named = re.search(rf"(?<!\d)({NEW_ID})(?:v\d+)?(?!\d)", path.stem)
         arxiv_id = named.group(1) if named else find_arxiv_id([first_words, document.abstract])
-        papers.append(
-            replace(
-                _paper(document.title, document.abstract, document.authors, None, [], []),
-                arxiv_id=arxiv_id,
-            )
-        )
+        paper = _paper(document.title, document.abstract[:20_000], document.authors, None, [], [])
+        categories = (stamp.group(2),) if stamp and "." in stamp.group(2) else ()
+        papers.append(replace(paper, arxiv_id=arxiv_id, categories=categories))
+    progress(len(candidates), len(candidates))
     return papers
 
 
-READERS: dict[str, Callable[[str], list[LibraryPaper]]] = {
+READERS: dict[str, Callable[[str, Skipped], list[LibraryPaper]]] = {
     "bibtex": read_bibtex,
     "csl-json": read_csl_json,
     "ris": read_ris,
@@ -320,25 +414,37 @@ def detect_format(path: Path, text: str) -> str:
     return "ids"
 
 
-def read_library(path: Path) -> list[LibraryPaper]:
-    """Every paper in the export file or PDF folder at ``path`` (see the module docstring)."""
+MAX_EXPORT_BYTES = 512 * 1024 * 1024
+
+
+def read_library(
+    path: Path, skipped: Skipped = _nowhere, progress: Progress = _no_progress
+) -> list[LibraryPaper]:
+    """Every paper in the export file or PDF folder at ``path`` (see the module docstring);
+    ``skipped`` hears one line per item left out, ``progress`` how far a PDF folder is."""
     if path.is_dir():
-        papers = read_pdf_folder(path)
+        papers = read_pdf_folder(path, skipped, progress)
         what = "PDF"
     else:
         try:
+            status = path.stat()
+            if not stat.S_ISREG(status.st_mode):
+                raise OSError(f"{path} is not a regular file")
+            if status.st_size > MAX_EXPORT_BYTES:
+                raise OSError(f"{status.st_size:,} bytes is more than an export should be")
             text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as error:
             raise LibraryError(
-                f"cannot read {path}: {error}",
+                f"cannot read {path}: {_what(error)}",
                 "pass a BibTeX, CSL JSON or RIS export, a list of arXiv ids, or a PDF folder",
             ) from error
         kind = detect_format(path, text)
         try:
-            papers = READERS[kind](text)
+            papers = READERS[kind](text, skipped)
         except (ValueError, KeyError, TypeError) as error:
             raise LibraryError(
-                f"{path} is not valid {kind}: {error}", "re-export it from your reference manager"
+                f"{path} is not valid {kind}: {_what(error)}",
+                "re-export it from your reference manager",
             ) from error
         what = kind
     papers = [p for p in papers if p.title or p.arxiv_id]
