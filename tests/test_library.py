@@ -191,11 +191,11 @@ def test_profile_from_csl_json_takes_categories_from_the_store(tmp_path, day_emb
     assert sum(r <= 30 for r in ranks) >= 12, ranks
 
 
-def test_without_categories_the_profile_says_to_add_them(tmp_path):
-    out, _ = _init(tmp_path, LIBRARY / "zotero-csl.json")
+def test_without_categories_the_profile_says_they_are_a_guess(tmp_path):
+    out, result = _init(tmp_path, LIBRARY / "zotero-csl.json")
     text = out.read_text(encoding="utf-8")
-    assert "No arXiv categories were found" in text
-    assert load_profile(out).categories == ["cs.AI"]
+    assert "GUESSED by paperbrief" in text and "are a guess" in result.output
+    assert load_profile(out).categories  # the subjects closest to the papers' text
 
 
 def test_held_out_papers_of_a_line_rank_high(tmp_path, day_embedder):

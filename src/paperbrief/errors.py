@@ -31,6 +31,7 @@ class is missing here)::
     │   ├── FetchFailed (5)       the listing could not be fetched
     │   └── NothingPassed (6)     no paper passed the profile's filters
     ├── library.formats.LibraryError       a library export cannot be read
+    │   └── library.zotero.ZoteroError     a Zotero library cannot be read (key, network)
     ├── rank.embed.EmbeddingModelError     the bundled embedding model cannot be loaded
     ├── rank.evaluate.EvaluationError      its listings or picks are missing or malformed
     ├── rank.imported.PicksFileError       a picks file cannot be read

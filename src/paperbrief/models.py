@@ -121,6 +121,8 @@ class Document:
     source_url: str = ""
     flags: tuple[str, ...] = ()  # quality flags, e.g. "latexml-errors:7", "no-abstract"
     attempts: tuple[str, ...] = field(default=())  # why earlier sources failed
+    # arXiv's own word on the paper's primary category: a PDF's margin stamp ("[cs.SE]")
+    categories: tuple[str, ...] = ()
 
     @property
     def has_fulltext(self) -> bool:

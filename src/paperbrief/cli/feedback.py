@@ -171,14 +171,16 @@ def import_format(path: Path) -> str:
 
 
 @feedback.command("import", short_help="Import picks or liked papers (Zotero export).")
-@click.argument("path", type=click.Path(path_type=Path, exists=True))
+@click.argument("path", type=click.Path(path_type=Path))
 def feedback_import(path: Path) -> None:
     """Import a reading history: a picks file, or papers you liked.
 
     A picks file (format of picks-dev.json) gives accepted picks and each post's `shown`
     ids that were not picked (passed over), dated by listing day. Anything else is read
     as liked papers (👍): a BibTeX, CSL JSON or RIS export (Zotero), a list of arXiv ids,
-    or a folder of PDFs. Re-importing the same file adds nothing twice.
+    a folder of PDFs, or your Zotero library live (zotero:users/ID[?collection=NAME
+    &exclude=NAME], key in $ZOTERO_API_KEY). Re-importing adds only what is new, so an
+    import before each day's run keeps the ranking in step with the library.
     """
     with get_store() as store:
         IMPORTERS[import_format(path)](path, store)

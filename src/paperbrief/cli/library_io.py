@@ -5,14 +5,17 @@ Shared by `paperbrief profile init --from FILE` and `paperbrief feedback import 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rich.markup import escape
 from rich.progress import Progress
 
 from paperbrief.cli.common import console, terminal_text
+from paperbrief.environment import ZOTERO_API_ENV, ZOTERO_KEY_ENV
 from paperbrief.errors import PaperbriefError
-from paperbrief.library import LibraryPaper, complete, read_library
+from paperbrief.library import LibraryError, LibraryPaper, complete, read_library
+from paperbrief.library.zotero import DEFAULT_API, ZoteroClient, parse_source
 from paperbrief.models import Paper
 from paperbrief.services import Services
 from paperbrief.sources import fetch_papers
@@ -41,6 +44,18 @@ def load_library(path: Path, store: Store, services: Services) -> list[LibraryPa
         except PaperbriefError as error:
             console.print(f"[dim]note:[/] arXiv lookup failed: {escape(error.message)}")
     completed = complete(papers, known)
+    if not completed:
+        offline = services.http is None
+        raise LibraryError(
+            f"none of the {len(papers)} papers of {path.name} has a title"
+            + (
+                ": offline, arXiv was not asked, and the store knows none of them"
+                if offline
+                else ""
+            ),
+            "run it without --offline (titles come from arXiv), or export the papers with their"
+            " titles (BibTeX, CSL JSON or RIS); nothing was written",
+        )
     if len(completed) < len(papers):
         console.print(
             f"[dim]note:[/] {len(papers) - len(completed)} entries have no title"
@@ -67,7 +82,19 @@ def read_with_progress(path: Path) -> list[LibraryPaper]:
         def advance(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        papers = read_library(path, skip, advance)
+        zotero = parse_source(str(path))
+        if zotero is None:
+            papers = read_library(path, skip, advance)
+        else:
+            key = os.environ.get(ZOTERO_KEY_ENV) or None
+            base = os.environ.get(ZOTERO_API_ENV) or DEFAULT_API
+            with ZoteroClient(key, base) as client:
+                papers = client.papers(zotero, skip, advance)
+            if not papers:
+                raise LibraryError(
+                    f"no papers in {path} (its collections as chosen)",
+                    "check the collection names; `?collection=` takes a name or a key",
+                )
     if len(skipped) > MAX_SKIP_LINES:
         console.print(f"[yellow]skipped:[/] {len(skipped) - MAX_SKIP_LINES} more", highlight=False)
     return papers

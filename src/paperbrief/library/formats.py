@@ -36,6 +36,12 @@ from paperbrief.text.arxiv import ID_PATTERN, NEW_ID, split_arxiv_id
 # Control characters but tab and newline, DEL, C1 and the bidirectional overrides: text from
 # an export never carries them into the profile or a terminal.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Whole terminal escape sequences (CSI "ESC [ … m", OSC "ESC ] … BEL", their C1 forms), so
+# that no "[31m" is left behind when the ESC goes.
+_ESCAPE = re.compile(
+    "(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\\\|\x9c)?"
+    "|\x1b[@-Z\\\\-_]"
+)
 # Characters of each field kept (a title longer than this is not a title); an abstract of
 # 150 MB reached the tokenizer whole once.
 FIELD_CAPS = {"title": 1_000, "abstract": 20_000, "author": 20_000, "keywords": 5_000}
@@ -47,19 +53,19 @@ Skipped = Callable[[str], None]
 Progress = Callable[[int, int], None]  # (done, total)
 
 
-def _nowhere(_: str) -> None:
+def ignore_skipped(_: str) -> None:
     pass
 
 
-def _no_progress(_done: int, _total: int) -> None:
+def ignore_progress(_done: int, _total: int) -> None:
     pass
 
 
-def _capped(name: str, value: object) -> str:
+def capped_field(name: str, value: object) -> str:
     return str(value or "")[: FIELD_CAPS.get(name, OTHER_FIELD_CAP)]
 
 
-def _what(text: object) -> str:
+def quoted(text: object) -> str:
     """An item's text for a message: one line, short (a bad 5 MB line is never echoed)."""
     return shorten(" ".join(_CONTROL.sub(" ", str(text)).split()), 80)
 
@@ -95,6 +101,7 @@ class LibraryPaper:
     arxiv_id: str | None = None
     keywords: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
+    archives: tuple[str, ...] = ()  # arXiv archives only ("cs" of Zotero's "arXiv:… [cs]")
 
     @property
     def text(self) -> str:
@@ -149,10 +156,14 @@ def find_arxiv_id(values: Iterable[str]) -> str | None:
     return None
 
 
+def clean_text(text: object) -> str:
+    """One line of plain text: control characters and runs of space (newlines too) removed."""
+    return " ".join(_CONTROL.sub(" ", _ESCAPE.sub("", str(text or ""))).split())
+
+
 def _clean(text: object) -> str:
-    """One line of plain text: braces, control characters and runs of space removed."""
-    plain = _CONTROL.sub(" ", str(text or "").replace("{", "").replace("}", ""))
-    return " ".join(plain.split())
+    """A field of an export as plain text: braces (BibTeX's case protection) dropped too."""
+    return clean_text(str(text or "").replace("{", "").replace("}", ""))
 
 
 def _year(text: object) -> int | None:
@@ -194,7 +205,20 @@ def _tags(values: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(dict.fromkeys(keywords)), tuple(dict.fromkeys(categories))
 
 
-def _paper(
+# Zotero's arXiv translator notes "arXiv:2605.22043 [cs]": the archive (or, from arXiv's own
+# stamp, the full category "[cs.SE]").
+_BRACKETED = re.compile(r"arXiv:\s*" + ID_PATTERN + r"(?:v\d+)?\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
+
+
+def _bracketed(hints: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(categories, archives) named in brackets after an arXiv id in ``hints``."""
+    found = [m.group(1) for hint in hints for m in _BRACKETED.finditer(hint)]
+    categories = tuple(dict.fromkeys(f for f in found if "." in f))
+    archives = tuple(dict.fromkeys(f.split(".")[0] for f in found))
+    return categories, archives
+
+
+def library_paper(
     title: object,
     abstract: object,
     authors: Iterable[str],
@@ -203,18 +227,22 @@ def _paper(
     tags: Iterable[str],
 ) -> LibraryPaper:
     keywords, categories = _tags(tags)
+    hints = [str(hint) for hint in id_hints if hint]
+    stamped, archives = _bracketed(hints)
+    categories = tuple(dict.fromkeys([*categories, *stamped]))
     return LibraryPaper(
         title=_clean(title),
         abstract=_clean(abstract),
         authors=tuple(_clean(a) for a in list(authors)[:MAX_AUTHORS] if _clean(a)),
         year=_year(year),
-        arxiv_id=find_arxiv_id(str(hint) for hint in id_hints if hint),
+        arxiv_id=find_arxiv_id(hints),
         keywords=keywords,
         categories=categories,
+        archives=tuple(dict.fromkeys([*archives, *(c.split(".")[0] for c in categories)])),
     )
 
 
-def read_bibtex(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
+def read_bibtex(text: str, skipped: Skipped = ignore_skipped) -> list[LibraryPaper]:
     """Entries of a BibTeX file (Zotero, Better BibTeX, Google Scholar, arXiv's own)."""
     bibtexparser = _parser("bibtexparser", "a BibTeX export")
     middlewares = importlib.import_module("bibtexparser.middlewares")
@@ -222,11 +250,11 @@ def read_bibtex(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
     # abstract took 22 s, a 5 MB one never ended) and split the authors.
     library = bibtexparser.parse_string(text)
     for block in library.failed_blocks:
-        skipped(f"a BibTeX entry that cannot be parsed: {_what(block.raw)}")
+        skipped(f"a BibTeX entry that cannot be parsed: {quoted(block.raw)}")
         library.remove(block)
     for entry in library.entries[:MAX_ITEMS]:
         for field in entry.fields:
-            field.value = _capped(field.key.lower(), field.value)
+            field.value = capped_field(field.key.lower(), field.value)
     for middleware in (middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()):
         library = middleware.transform(library)
     papers = []
@@ -234,7 +262,7 @@ def read_bibtex(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
         try:
             papers.append(_bibtex_paper(entry))
         except (ValueError, TypeError, AttributeError) as error:
-            skipped(f"BibTeX entry {_what(entry.key)}: {_what(error)}")
+            skipped(f"BibTeX entry {quoted(entry.key)}: {quoted(error)}")
     return papers
 
 
@@ -246,7 +274,7 @@ def _bibtex_paper(entry: Any) -> LibraryPaper:
     hints = [f"arXiv:{eprint}" if eprint and archive in ("", "arxiv") else ""]
     hints += [str(fields.get(k, "")) for k in ("doi", "url", "note", "journal", "number")]
     keywords = split_tags(str(fields.get("keywords", "")))
-    return _paper(
+    return library_paper(
         fields.get("title", ""),
         fields.get("abstract", ""),
         authors if isinstance(authors, list) else [str(authors)],
@@ -262,7 +290,7 @@ def _csl_name(person: Mapping[str, Any]) -> str:
     return ", ".join(str(p) for p in (person.get("family"), person.get("given")) if p)
 
 
-def read_csl_json(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
+def read_csl_json(text: str, skipped: Skipped = ignore_skipped) -> list[LibraryPaper]:
     """Items of a CSL JSON file (Zotero's "CSL JSON" export: a list of item objects)."""
     data = json.loads(text)
     items = data.get("items", []) if isinstance(data, dict) else data
@@ -274,22 +302,22 @@ def read_csl_json(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
     for number, item in enumerate(items[:MAX_ITEMS], 1):
         try:
             if not isinstance(item, dict):
-                raise TypeError(f"not an item object: {_what(item)}")
+                raise TypeError(f"not an item object: {quoted(item)}")
             papers.append(_csl_paper(item))
         except (ValueError, TypeError, AttributeError, IndexError) as error:
-            skipped(f"CSL item {number}: {_what(error)}")
+            skipped(f"CSL item {number}: {quoted(error)}")
     return papers
 
 
 def _csl_paper(item: Mapping[str, Any]) -> LibraryPaper:
     issued = item.get("issued", {})
     parts = issued.get("date-parts", [[None]]) if isinstance(issued, dict) else [[None]]
-    hints = [_capped(k, item.get(k, "")) for k in ("DOI", "URL", "number", "note", "id")]
-    keywords = split_tags(_capped("keywords", item.get("keyword", "")))
+    hints = [capped_field(k, item.get(k, "")) for k in ("DOI", "URL", "number", "note", "id")]
+    keywords = split_tags(capped_field("keywords", item.get("keyword", "")))
     creators = item.get("author", [])
-    return _paper(
-        _capped("title", item.get("title", "")),
-        _capped("abstract", item.get("abstract", "")),
+    return library_paper(
+        capped_field("title", item.get("title", "")),
+        capped_field("abstract", item.get("abstract", "")),
         [
             _csl_name(p)
             for p in (creators if isinstance(creators, list) else [])
@@ -301,7 +329,7 @@ def _csl_paper(item: Mapping[str, Any]) -> LibraryPaper:
     )
 
 
-def read_ris(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
+def read_ris(text: str, skipped: Skipped = ignore_skipped) -> list[LibraryPaper]:
     """Records of a RIS file (Zotero, EndNote, Mendeley)."""
     rispy = _parser("rispy", "a RIS export")
     papers = []
@@ -310,21 +338,21 @@ def read_ris(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
             hints = [str(record.get("doi", "")), *record.get("urls", []), *record.get("notes", [])]
             hints += [str(record.get("number", "")), str(record.get("note", ""))]
             papers.append(
-                _paper(
-                    _capped("title", record.get("title") or record.get("primary_title", "")),
-                    _capped("abstract", record.get("abstract", "")),
+                library_paper(
+                    capped_field("title", record.get("title") or record.get("primary_title", "")),
+                    capped_field("abstract", record.get("abstract", "")),
                     record.get("authors", []) or record.get("first_authors", []),
                     record.get("year") or record.get("date", ""),
-                    [_capped("", h) for h in hints],
-                    [_capped("keywords", k) for k in record.get("keywords", [])],
+                    [capped_field("", h) for h in hints],
+                    [capped_field("keywords", k) for k in record.get("keywords", [])],
                 )
             )
         except (ValueError, TypeError, AttributeError) as error:
-            skipped(f"RIS record {number}: {_what(error)}")
+            skipped(f"RIS record {number}: {quoted(error)}")
     return papers
 
 
-def read_id_list(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
+def read_id_list(text: str, skipped: Skipped = ignore_skipped) -> list[LibraryPaper]:
     """One arXiv id or URL per line ('#' starts a comment); titles are looked up later.
     A line that is neither is skipped (e.g. 2604.19011 or https://arxiv.org/abs/2604.19011
     are)."""
@@ -336,15 +364,12 @@ def read_id_list(text: str, skipped: Skipped = _nowhere) -> list[LibraryPaper]:
         bare = _BARE_ID.match(line)
         found = split_arxiv_id(bare.group(1))[0] if bare else find_arxiv_id([line])
         if found is None:
-            skipped(f"line {number} is not an arXiv id or URL: {_what(line)}")
+            skipped(f"line {number} is not an arXiv id or URL: {quoted(line)}")
             continue
         papers.append(LibraryPaper(title="", arxiv_id=found))
         if len(papers) >= MAX_ITEMS:
             break
     return papers
-
-
-_STAMP = re.compile(r"arXiv:\s*(" + ID_PATTERN + r")(?:v\d+)?\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
 
 
 def looks_like_pdf(path: Path) -> bool:
@@ -361,7 +386,7 @@ def looks_like_pdf(path: Path) -> bool:
 
 
 def read_pdf_folder(
-    folder: Path, skipped: Skipped = _nowhere, progress: Progress = _no_progress
+    folder: Path, skipped: Skipped = ignore_skipped, progress: Progress = ignore_progress
 ) -> list[LibraryPaper]:
     """Title and abstract of every PDF under ``folder``: the arXiv id from the file name or
     the stamp arXiv prints in the margin, and the category that stamp names."""
@@ -373,20 +398,22 @@ def read_pdf_folder(
     for done, path in enumerate(candidates, 1):
         progress(done - 1, len(candidates))
         if not looks_like_pdf(path):
-            skipped(f"{_what(path.name)}: not a PDF file")
+            skipped(f"{quoted(path.name)}: not a PDF file")
             continue
         try:
             document = read_local_file(path)
         except (FullTextError, OSError, MemoryError) as error:
-            skipped(f"{_what(path.name)}: {_what(getattr(error, 'message', error))}")
+            skipped(f"{quoted(path.name)}: {quoted(getattr(error, 'message', error))}")
             continue  # a scan or a damaged file: the other papers still count
         first_words = " ".join(p for s in document.sections[:2] for p in s.paragraphs)[:3000]
-        stamp = _STAMP.search(first_words) or _STAMP.search(document.abstract[:3000])
         named = re.search(rf"(?<!\d)({NEW_ID})(?:v\d+)?(?!\d)", path.stem)
         arxiv_id = named.group(1) if named else find_arxiv_id([first_words, document.abstract])
-        paper = _paper(document.title, document.abstract[:20_000], document.authors, None, [], [])
-        categories = (stamp.group(2),) if stamp and "." in stamp.group(2) else ()
-        papers.append(replace(paper, arxiv_id=arxiv_id, categories=categories))
+        paper = library_paper(
+            document.title, document.abstract[:20_000], document.authors, None, [], []
+        )
+        categories = document.categories  # arXiv's margin stamp, e.g. [cs.SE]
+        archives = tuple(c.split(".")[0] for c in categories)
+        papers.append(replace(paper, arxiv_id=arxiv_id, categories=categories, archives=archives))
     progress(len(candidates), len(candidates))
     return papers
 
@@ -418,7 +445,7 @@ MAX_EXPORT_BYTES = 512 * 1024 * 1024
 
 
 def read_library(
-    path: Path, skipped: Skipped = _nowhere, progress: Progress = _no_progress
+    path: Path, skipped: Skipped = ignore_skipped, progress: Progress = ignore_progress
 ) -> list[LibraryPaper]:
     """Every paper in the export file or PDF folder at ``path`` (see the module docstring);
     ``skipped`` hears one line per item left out, ``progress`` how far a PDF folder is."""
@@ -435,7 +462,7 @@ def read_library(
             text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as error:
             raise LibraryError(
-                f"cannot read {path}: {_what(error)}",
+                f"cannot read {path}: {quoted(error)}",
                 "pass a BibTeX, CSL JSON or RIS export, a list of arXiv ids, or a PDF folder",
             ) from error
         kind = detect_format(path, text)
@@ -443,7 +470,7 @@ def read_library(
             papers = READERS[kind](text, skipped)
         except (ValueError, KeyError, TypeError) as error:
             raise LibraryError(
-                f"{path} is not valid {kind}: {_what(error)}",
+                f"{path} is not valid {kind}: {quoted(error)}",
                 "re-export it from your reference manager",
             ) from error
         what = kind
