@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import email.policy
-import re
 import smtplib
 import socket
 import ssl
@@ -23,6 +22,7 @@ from typing import Any
 
 import lxml.html
 
+from paperbrief.deliver.plaintext import plain_text
 from paperbrief.errors import DeliveryError
 
 # One stylesheet, applied per tag: readable long Chinese text, tables that fit a phone.
@@ -67,7 +67,6 @@ BODY_STYLE = (
     "font-family:-apple-system,BlinkMacSystemFont,'PingFang SC','Hiragino Sans GB',"
     "'Microsoft YaHei','Noto Sans CJK SC',sans-serif"
 )
-_FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*\n", re.S)
 
 
 def inline_styles(html: str) -> str:
@@ -104,11 +103,6 @@ def inline_styles(html: str) -> str:
     inner = "".join(lxml.html.tostring(child, encoding="unicode", method="html") for child in body)
     lead = escape(body.text or "", quote=False)
     return f'<div style="{BODY_STYLE}">{lead}{inner}</div>'
-
-
-def plain_text(markdown: str) -> str:
-    """The plain-text alternative: the Markdown without its front matter."""
-    return _FRONT_MATTER.sub("", markdown, count=1).strip() + "\n"
 
 
 def build_email(
