@@ -205,8 +205,8 @@ def test_inlined_html_drops_scripts_and_handlers_and_keeps_text_escaped() -> Non
 
 def test_the_plain_part_of_real_digests_reads_as_text() -> None:
     """On digests paperbrief really writes (the LLM path with the shared model answers,
-    written against the loopback endpoint), the text/plain part keeps every title, link and table value
-    and none of the Markdown."""
+    against the loopback endpoint), the text/plain part keeps every title, link and table
+    value and none of the Markdown."""
     from paperbrief.deliver.plaintext import plain_text
     from tests.support.digests import llm_digests
 
