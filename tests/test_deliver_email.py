@@ -207,7 +207,7 @@ def test_the_plain_part_of_real_digests_reads_as_text() -> None:
     """On digests paperbrief really writes (the LLM path with the shared model answers,
     against the loopback endpoint), the text/plain part keeps every title, link and table
     value and none of the Markdown."""
-    from paperbrief.deliver.plaintext import plain_text
+    from paperbrief.deliver.plaintext import inline, plain_text
     from tests.support.digests import llm_digests
 
     for honest in llm_digests():
@@ -215,7 +215,9 @@ def test_the_plain_part_of_real_digests_reads_as_text() -> None:
         assert "|---" not in plain and "](" not in plain and "**" not in plain, honest.name
         assert not plain.startswith("---") and "coverColor" not in plain
         for url in re.findall(r"\]\((https://arxiv\.org/abs/[^)]+)\)", honest.markdown):
-            assert f"<{url}>" in plain  # every link, readable
+            assert f"<{url}>" in plain  # every paper's link, readable
+        for url in re.findall(r"\[↗\]\((\S+?)[ )]", honest.markdown):
+            assert f"] {url}\n" in plain  # every evidence link, as a numbered note
         rows = [
             line for line in honest.markdown.splitlines()
             if line.startswith("|") and not line.startswith("|---")
@@ -224,7 +226,4 @@ def test_the_plain_part_of_real_digests_reads_as_text() -> None:
         for row in rows[1:]:  # each table value is there, as "column: value"
             last = row.rstrip("|").rsplit("|", 1)[-1].strip()
             if last and last not in ("—", "-"):
-                assert last.replace("\\", "").replace("**", "")[:20] in plain.replace("\\", ""), (
-                    honest.name,
-                    last,
-                )
+                assert re.sub(r"\[\d+\]", "", inline(last, []))[:15] in plain, last

@@ -9,7 +9,9 @@ only" setting, a preview line) used to get the raw Markdown: front matter, pipe 
   ones a line of their own with a mark before it;
 * a pipe table becomes one block per row: the first cell, then ``column: value`` lines,
   so a row never depends on the width of a screen;
-* ``[text](url)`` becomes ``text <url>``, an image ``[image: alt] <url>``; emphasis, code
+* ``[text](url)`` becomes ``text <url>``, an image ``[image: alt] <url>``; a link whose
+  text is only a mark (the ``↗`` that points a claim at its evidence) becomes a numbered
+  note ``[3]``, its address listed at the end, so a sentence stays readable; emphasis, code
   marks, backslash escapes, block-quote marks and inline HTML go; entities are decoded;
 * the front matter (the blog's metadata) is left out.
 
@@ -40,12 +42,17 @@ def width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def inline(text: str) -> str:
-    """One line of Markdown as plain text (links kept as ``text <url>``)."""
+def inline(text: str, notes: list[str] | None = None) -> str:
+    """One line of Markdown as plain text: links as ``text <url>``, or, when ``notes`` is
+    given, a mark-only link as ``[n]`` with its address appended to ``notes``."""
     text = _IMAGE.sub(lambda m: f"[image: {m.group(1)}] <{m.group(2)}>", text)
 
     def link(match: re.Match[str]) -> str:
         label, url = match.group(1), match.group(2)
+        if notes is not None and not re.search(r"\w", label):
+            if url not in notes:
+                notes.append(url)
+            return f"[{notes.index(url) + 1}]"
         return f"<{url}>" if label.strip() in ("", url) else f"{label} <{url}>"
 
     text = _LINK.sub(link, text)
@@ -66,14 +73,14 @@ def _cells(row: str) -> list[str]:
     return [cell.strip() for cell in re.split(r"(?<!\\)\|", body)]
 
 
-def _table(rows: list[str]) -> list[str]:
+def _table(rows: list[str], notes: list[str]) -> list[str]:
     header, body = _cells(rows[0]), [_cells(r) for r in rows[1:] if not _TABLE_RULE.match(r)]
     out: list[str] = []
     for number, cells in enumerate(body, 1):
-        first = inline(cells[0]) if cells else ""
+        first = inline(cells[0], notes) if cells else ""
         out.append(f"{number}. {first}" if len(body) > 1 else first)
         for name, value in zip(header[1:], cells[1:], strict=False):
-            value = inline(value)
+            value = inline(value, notes)
             if value and value not in ("—", "-"):
                 out.append(f"   {inline(name)}: {value}")
         out.append("")
@@ -84,6 +91,7 @@ def plain_text(markdown: str) -> str:
     """The digest's Markdown as text a person reads (see the module docstring)."""
     lines = _FRONT_MATTER.sub("", markdown, count=1).strip().splitlines()
     out: list[str] = []
+    notes: list[str] = []
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -94,7 +102,7 @@ def plain_text(markdown: str) -> str:
             while index < len(lines) and lines[index].lstrip().startswith("|"):
                 rows.append(lines[index])
                 index += 1
-            out += _table(rows)
+            out += _table(rows, notes)
             continue
         heading = _HEADING.match(line)
         if heading:
@@ -106,9 +114,11 @@ def plain_text(markdown: str) -> str:
         elif _RULE.match(line):
             out.append("—" * 24)
         elif line.lstrip().startswith(">"):
-            out.append("  " + inline(line.lstrip()[1:].strip()))
+            out.append("  " + inline(line.lstrip()[1:].strip(), notes))
         else:
-            out.append(inline(line))
+            out.append(inline(line, notes))
         index += 1
+    if notes:
+        out += ["", "—" * 24, *(f"[{n}] {url}" for n, url in enumerate(notes, 1))]
     text = "\n".join(out)
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
