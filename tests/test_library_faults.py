@@ -199,3 +199,25 @@ def test_the_llms_proposal_is_checked_with_the_offline_one_as_fallback(
     else:
         assert line.name == kept
         assert line.keywords_zh == ["程序修复"] and "y" * 300 not in line.keywords
+
+
+def test_lines_from_a_program_repair_export_are_noun_phrases_without_names(tmp_path):
+    """The issue's library: "Automated program repair / Patch", "language models llms",
+    "arise a repository-level", "patch". Phrases now lie within one chunk of the papers'
+    text, end where a chunk ends, hold no stop word, name no paper, and the description
+    lists no title."""
+    from paperbrief.library.lines import _FILLER, _VERBS
+
+    out, result = init(tmp_path, LIBRARY / "repair.bib", "--offline")
+    assert result.exit_code == 0, result.output
+    (line,) = load_profile(out).research_lines
+    titles = [p.title for p in read_library(LIBRARY / "repair.bib")]
+    assert "/" not in line.name and line.name.lower().startswith("automated program repair")
+    for phrase in line.keywords:
+        words = phrase.split()
+        assert not set(words) & (_FILLER | _VERBS), phrase  # no stop-word straddle
+        assert len(words) > 1 or phrase in ("apr",), phrase  # single words are rare topics
+        assert not re.search(r"[a-z][A-Z]", phrase), phrase  # no mixed-case name
+    names = {t.split(":")[0].lower() for t in titles if ":" in t}
+    assert not [k for k in line.keywords if k in names]  # "paft", "debugrepair" …
+    assert not [t for t in titles if t[:30] in line.description]
