@@ -115,3 +115,11 @@ def test_the_cli_proposes_a_profile_and_keeps_feedback_in_sync(library, tmp_path
         assert "imported 1 liked papers" in again.output and "(17 already there)" in again.output
     listed = CliRunner().invoke(cli, ["feedback", "list", "--all", "--json"])
     assert len(json.loads(listed.output)) == 18
+
+
+def test_offline_reads_no_zotero_library(tmp_path):
+    out = tmp_path / "profile.toml"
+    result = CliRunner().invoke(
+        cli, ["profile", "init", "--from", "zotero:users/12345", "--offline", str(out)]
+    )
+    assert result.exit_code == 1 and "--offline forbids the network" in result.output

@@ -31,6 +31,11 @@ def load_library(path: Path, store: Store, services: Services) -> list[LibraryPa
     abstract and categories from the store's listings, else from arXiv when online; one
     that stays without a title is left out, with a note.
     """
+    if services.http is None and parse_source(str(path)) is not None:
+        raise LibraryError(
+            f"{path} is read from Zotero's web API, and --offline forbids the network",
+            "drop --offline, or export the library (BibTeX, CSL JSON) and pass the file",
+        )
     papers = read_with_progress(path)
     ids = list(dict.fromkeys(p.arxiv_id for p in papers if p.arxiv_id))
     known: dict[str, Paper] = store.listings.papers(ids)
