@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +29,7 @@ from paperbrief.rank.embed import (
 )
 from paperbrief.rank.text import text_hash
 from paperbrief.store import open_store
-from tests.support import EXAMPLE_PROFILE, FIXTURES
+from tests.support import EXAMPLE_PROFILE, FIXTURES, ROOT
 from tests.support.embedding import SAMPLE_VECTORS, sample_day_texts, sample_vectors
 
 SHIPPED = embed._model_file
@@ -147,6 +149,54 @@ def test_without_a_loadable_model_the_day_is_ranked_lexically_exit_8_and_the_foo
     mended = CliRunner().invoke(cli, [*args, "--force"])
     assert mended.exit_code == 0, mended.output
     assert footer not in markdown.read_text(encoding="utf-8")
+
+
+BROKEN_RUNTIMES = {
+    # a release whose native part fails as it is imported (an ABI break with numpy, say)
+    "import": 'raise AttributeError("_ARRAY_API not found")\n',
+    # a release that imports and makes sessions but fails on this graph when it runs
+    "run": (
+        "class SessionOptions:\n"
+        "    log_severity_level = 0\n"
+        "    def add_session_config_entry(self, key, value): pass\n"
+        "class InferenceSession:\n"
+        "    def __init__(self, model, options=None, providers=None): pass\n"
+        "    def run(self, names, feeds):\n"
+        "        raise RuntimeError('[ONNXRuntimeError] : 1 : FAIL : Non-zero status code')\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("breaks_at", sorted(BROKEN_RUNTIMES))
+def test_a_new_onnxruntime_release_that_breaks_still_gives_a_lexical_digest(
+    tmp_path, isolated_home, breaks_at
+):
+    """paperbrief pins no onnxruntime: a release that cannot run the model (staged as a
+    package of that name, version 9.0.0, ahead of the real one on the path) costs the day
+    nothing. The run exits 8 with the lexical digest and a hint that goes back one release."""
+    shadow = tmp_path / "site"
+    (shadow / "onnxruntime").mkdir(parents=True)
+    (shadow / "onnxruntime" / "__init__.py").write_text(
+        '__version__ = "9.0.0"\n' + BROKEN_RUNTIMES[breaks_at], encoding="utf-8"
+    )
+    info = shadow / "onnxruntime-9.0.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: onnxruntime\nVersion: 9.0.0\n", encoding="utf-8"
+    )
+    listing = FIXTURES / "pipeline" / "2026-05-22.jsonl"
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "paperbrief", "run", "--listing", str(listing)]
+    command += ["--profile", str(EXAMPLE_PROFILE), "--offline", "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shadow), str(ROOT / "src")])}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == EXIT_FALLBACKS, done.stderr[-2000:]
+    (line,) = [x for x in done.stderr.splitlines() if "fell back: embedding (model)" in x]
+    assert ("onnxruntime 9.0.0 cannot run" if breaks_at == "run" else "AttributeError") in line
+    assert "go back one:" in line and "'onnxruntime<9.0.0'" in line, line
+    (markdown,) = out.glob("*.md")
+    footer = labels_for("zh").fallback_embedding.split("（")[0]
+    assert footer in markdown.read_text(encoding="utf-8")
 
 
 def test_unknown_model_names_fail_with_the_bundled_names(tmp_path):

@@ -31,7 +31,7 @@ def test_each_installer_gets_its_own_command():
     packages = ["bibtexparser>=2.0.0b7", "rispy"]
     assert (
         add_packages_command(packages, "pipx")
-        == "pipx inject paperbrief 'bibtexparser>=2.0.0b7' rispy"
+        == "pipx inject --force paperbrief 'bibtexparser>=2.0.0b7' rispy"
     )
     assert add_packages_command(packages, "uv") == (
         f"uv tool install --with 'bibtexparser>=2.0.0b7' --with rispy {ROOT}"

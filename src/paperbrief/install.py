@@ -5,7 +5,7 @@ environments are their own), and ``paperbrief`` by name is not on any registry u
 project publishes it. So hints are built here, from what the running interpreter shows:
 
 * **pipx** (``pipx_metadata.json`` in ``sys.prefix``): ``pipx reinstall paperbrief``;
-  ``pipx inject paperbrief PKG…``;
+  ``pipx inject --force paperbrief PKG…``;
 * **uv tool** (``uv-receipt.toml`` in ``sys.prefix``): ``uv tool install --reinstall SRC``;
   ``uv tool install --with PKG… SRC``;
 * **pip** (or ``uv pip``; anything else): ``PYTHON -m pip install --force-reinstall SRC``;
@@ -80,7 +80,8 @@ def add_packages_command(packages: list[str], tool: Installer | None = None) -> 
     tool = tool or installer()
     names = " ".join(shlex.quote(p) for p in packages)
     if tool == "pipx":
-        return f"pipx inject {DISTRIBUTION} {names}"
+        # --force: without it pipx skips a package the environment already holds
+        return f"pipx inject --force {DISTRIBUTION} {names}"
     if tool == "uv":
         withs = " ".join(f"--with {shlex.quote(p)}" for p in packages)
         return f"uv tool install {withs} {shlex.quote(source())}"

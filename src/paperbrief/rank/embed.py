@@ -23,7 +23,7 @@ import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -84,11 +84,22 @@ class OnnxMiniLMEncoder:
     token_type_ids; output last_hidden_state).
     """
 
-    def __init__(self, tokenizer: Any, session: Any) -> None:
+    def __init__(self, tokenizer: Any, session: Any, runtime: str = "onnxruntime") -> None:
         self._tokenizer = tokenizer
         self._session = session
+        self._runtime = runtime  # "onnxruntime 1.32.0", for the error a failed run raises
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        try:
+            return self._encode(texts, batch_size)
+        except Exception as error:  # onnxruntime's and tokenizers' own error types
+            # A model that loads but does not run (a new onnxruntime or tokenizers release
+            # that breaks on it) is a model that cannot be used: the day ranks lexically.
+            raise EmbeddingModelError(
+                f"{self._runtime} cannot run the embedding model: {error}", runtime_fix()
+            ) from error
+
+    def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         # Sorting by length keeps the padding (wasted work) of each batch small.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -151,11 +162,10 @@ def load_onnx_minilm(max_tokens: int = MAX_TOKENS) -> TextEncoder:
     try:
         import onnxruntime
         from tokenizers import Tokenizer
-    except ImportError as error:
+    except Exception as error:  # ImportError, or whatever a broken build raises on import
         raise EmbeddingModelError(
-            f"cannot load the embedding runtime: {error}",
-            f"reinstall paperbrief (it depends on onnxruntime and tokenizers):"
-            f" {reinstall_command()}",
+            f"cannot load the embedding runtime: {type(error).__name__}: {error}",
+            runtime_fix(),
         ) from error
     model = _checked_onnx_model()
     try:
@@ -172,14 +182,30 @@ def load_onnx_minilm(max_tokens: int = MAX_TOKENS) -> TextEncoder:
     # Idle threads sleep instead of spinning: same wall time, ~17 % less CPU when the run
     # shares its cores (measured on 160 abstracts with the machine loaded).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    runtime = f"onnxruntime {getattr(onnxruntime, '__version__', '')}".strip()
     try:
         session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     except Exception as error:  # onnxruntime's own error types (Fail, InvalidGraph, …)
         raise EmbeddingModelError(
-            f"onnxruntime cannot load the embedding model: {error}",
-            f"reinstall paperbrief: {reinstall_command()}",
+            f"{runtime} cannot load the embedding model: {error}", runtime_fix()
         ) from error
-    return OnnxMiniLMEncoder(tokenizer, session)
+    return OnnxMiniLMEncoder(tokenizer, session, runtime)
+
+
+def runtime_fix() -> str:
+    """The hint when the model file is right but the libraries running it fail: a damaged
+    install is mended by reinstalling; a new release of one of them (paperbrief does not
+    pin them) by going back to the one before."""
+    held = []
+    for package in ("onnxruntime", "tokenizers"):
+        try:
+            held.append(f"{package}<{metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            continue
+    fix = f"reinstall paperbrief: {reinstall_command()}"
+    if held:
+        fix += f"; if a new release broke it, go back one: {add_packages_command(held)}"
+    return fix
 
 
 class _SentenceTransformerEncoder:
