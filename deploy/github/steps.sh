@@ -37,10 +37,20 @@ identity() {
   git config user.email "paperbrief@users.noreply.github.com"
 }
 
+# The data home travels as one gzip'd tar cut into parts of PART_SIZE: GitHub refuses a
+# file over 100 MB in a push (and warns over 50 MB), and a store passes that size within
+# weeks of daily runs (listings, vectors, full texts, LLM answers).
+PART_SIZE="${PART_SIZE:-45M}"
+PARTS=home.tar.gz.part-
+
 restore_home() {
   mkdir -p "$home"
   if git_authed fetch --quiet --depth=1 origin "$DATA_BRANCH" 2>/dev/null; then
-    git archive FETCH_HEAD | tar -x -C "$home"
+    local scratch
+    scratch=$(mktemp -d)
+    git archive FETCH_HEAD | tar -x -C "$scratch"
+    cat "$scratch/$PARTS"* | tar -xz -C "$home"
+    rm -rf "$scratch"
     echo "data home restored from $DATA_BRANCH ($(git log -1 --format=%cs FETCH_HEAD))"
   else
     echo "no $DATA_BRANCH branch yet: starting with an empty data home"
@@ -130,18 +140,21 @@ save_home() {
   # One commit holding the data home as it is now, force-pushed: the branch stays the
   # size of one store (a history of SQLite files would grow by the whole file each day).
   # The run's lock files are not data.
-  local scratch tree commit
-  local git_dir
+  local scratch tree commit git_dir
   git_dir=$(git rev-parse --absolute-git-dir)
   scratch=$(mktemp -d)
-  GIT_INDEX_FILE="$scratch/index" git --git-dir="$git_dir" --work-tree="$home" -C "$home" \
-    add --all --force -- . ':!locks'
-  tree=$(GIT_INDEX_FILE="$scratch/index" git write-tree)
+  mkdir "$scratch/parts"
+  tar -C "$home" --exclude=./locks --exclude='./*/locks' -cf - . | gzip -6 \
+    | split -b "$PART_SIZE" -d -a 3 - "$scratch/parts/$PARTS"
+  GIT_INDEX_FILE="$scratch/index" git --git-dir="$git_dir" --work-tree="$scratch/parts" \
+    -C "$scratch/parts" add --all --force -- .
+  tree=$(GIT_INDEX_FILE="$scratch/index" git --git-dir="$git_dir" write-tree)
   rm -rf "$scratch"
   commit=$(git -c user.name=paperbrief -c user.email=paperbrief@users.noreply.github.com \
     commit-tree "$tree" -m "paperbrief data home, $(date -u +%FT%TZ)")
   git_authed push --quiet --force origin "$commit:refs/heads/$DATA_BRANCH"
-  echo "data home saved to $DATA_BRANCH ($(git ls-tree -r --long "$tree" | awk '{s+=$4} END {print s}') bytes)"
+  echo "data home saved to $DATA_BRANCH ($(git ls-tree -r --long "$tree" | awk '{s+=$4} END {print s}') bytes" \
+    "in $(git ls-tree "$tree" | wc -l) part(s))"
 }
 
 keep_alive() {
