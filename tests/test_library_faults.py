@@ -221,3 +221,32 @@ def test_lines_from_a_program_repair_export_are_noun_phrases_without_names(tmp_p
     names = {t.split(":")[0].lower() for t in titles if ":" in t}
     assert not [k for k in line.keywords if k in names]  # "paft", "debugrepair" …
     assert not [t for t in titles if t[:30] in line.description]
+
+
+def test_phrases_are_whole_noun_phrases_not_modifiers_or_pieces():
+    """Real sentences of papers outside the program-repair export: the words before a
+    filler noun are its modifiers ("PaSa: An LLM Agent for Comprehensive Academic Paper
+    Search" gave "comprehensive academic"), an "-ize" verb starts no phrase, and
+    "cloud data" beside "point clouds" is a piece of "point cloud data"."""
+    from paperbrief.library.formats import LibraryPaper
+    from paperbrief.library.lines import _phrases, key_phrases, sample_background
+
+    pasa = "PaSa: An LLM Agent for Comprehensive Academic Paper Search"
+    assert "comprehensive academic" not in _phrases(pasa).values()
+    writing = "We characterize expository writing as a process of sensemaking."
+    assert "characterize expository writing" not in _phrases(writing).values()
+    assert "expository writing" in _phrases(writing).values()
+    abstracts = [
+        "Redefining 3D anomaly detection in point cloud data with two denoising steps.",
+        "We begin by formally defining point cloud data, followed by an analysis of point"
+        " clouds under sensor noise.",
+        "Farthest point sampling for large-scale point clouds on embedded devices.",
+        "Unsupervised segmentation of point clouds with semantic consistency.",
+    ]
+    group = [
+        LibraryPaper(title=f"Paper {i}", abstract=text, arxiv_id=f"2605.0000{i}")
+        for i, text in enumerate(abstracts)
+    ]
+    phrases = key_phrases(group, group, sample_background())
+    assert "point clouds" in phrases or "point cloud data" in phrases, phrases
+    assert "cloud data" not in phrases, phrases

@@ -55,6 +55,9 @@ _BREAK = re.compile(r"[^\sA-Za-z0-9\-]|\d")
 # mixed case inside a word: a name ("PatchRecall", "PITMuS", "ChatGPT"), not a topic
 _NAME = re.compile(r"[a-z][A-Z]")
 _ADVERB = re.compile(r"(?:ally|ively|ously|edly|ently|antly|ingly)$")
+# Verbs by their suffix ("characterize", "optimizes", "summarizing"; "-ized" stays: it
+# is an adjective as often as not, "personalized ranking").
+_IZE_VERB = re.compile(r"[a-z]{4}iz(?:e|es|ing)$")
 # Verbs abstracts use between noun phrases: they end a chunk.
 _VERBS = frozenset(
     """arise arises enable enables enabling generate generates generating produce produces
@@ -78,6 +81,12 @@ _FILLER = STOPWORDS | {
     "different", "various", "however", "furthermore", "moreover", "address", "called",
     "remains", "particular", "including", "like", "further", "make", "makes", "real-world",
 }  # fmt: skip
+# The nouns among them: the words before one modify it, so they are no phrase of their own
+# ("comprehensive academic" of "comprehensive academic paper search").
+_FILLER_NOUNS = frozenset(
+    {"paper", "papers", "framework", "frameworks", "approach", "approaches", "task", "tasks",
+     "problem", "problems", "performance", "experiments"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -168,15 +177,20 @@ def choose_clusters(vectors: np.ndarray, lines: int | None = None) -> np.ndarray
 # ------------------------------------------------------------------ key phrases
 def _chunks(text: str) -> list[list[str]]:
     """The runs of content words of ``text`` (lower-cased), split at punctuation, numbers,
-    stop words, common verbs, adverbs and names."""
+    stop words, common verbs (and "-ize" ones), adverbs and names; a run that a filler
+    noun ends is left out (its words were that noun's modifiers)."""
     chunks: list[list[str]] = []
     run: list[str] = []
     for token in _TOKEN.findall(text):
         word = token.lower().replace("’", "'")
+        if word in _FILLER_NOUNS:
+            run = []
+            continue
         if (
             _BREAK.match(token)
             or word in _FILLER
             or word in _VERBS
+            or _IZE_VERB.search(word)
             or _ADVERB.search(word)
             or _NAME.search(token)
         ):
@@ -251,9 +265,9 @@ def key_phrases(
     """Phrases frequent in ``group``, rare in general (``background``) and mostly found in
     this group of the ``library`` (a c-TF-IDF: group share × inverse background frequency
     × share of the library's occurrences in the group; longer phrases preferred), without
-    phrases contained in a better one. A phrase must be in ``need`` papers of the group
-    (default two, one in a group of one or two); a group whose papers share too few phrases
-    is topped up with phrases of one paper each."""
+    phrases contained in a better one or pieces of a phrase with it. A phrase must be in
+    ``need`` papers of the group (default two, one in a group of one or two); a group whose
+    papers share too few phrases is topped up with phrases of one paper each."""
     surface: dict[tuple[str, ...], Counter[str]] = {}
     inside: Counter[tuple[str, ...]] = Counter()
     titled: Counter[tuple[str, ...]] = Counter()  # phrases of titles and tags: more topical
@@ -289,6 +303,8 @@ def key_phrases(
         inner = [c for c in chosen if " " + " ".join(c) + " " in text]
         if any(text in " " + " ".join(c) + " " for c in chosen):
             continue  # a better phrase already says it
+        if any(merged in inside for c in chosen for merged in _joined(key, c)):
+            continue  # "cloud data" beside "point cloud": a piece of "point cloud data"
         if inner:
             # "multivariate time series" over "time series" when it is nearly as common
             if all(inside[key] >= 0.6 * inside[c] for c in inner):
@@ -302,6 +318,20 @@ def key_phrases(
         more = key_phrases(group, library, background, limit, need=1)
         found += [p for p in more if not any(p in f or f in p for f in found)]
     return found[:limit]
+
+
+def _joined(one: tuple[str, ...], other: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The longer phrases two phrases would be pieces of, where the end of one is the start
+    of the other ("point cloud" and "cloud data": "point cloud data"); the caller keeps
+    the pair apart unless the papers write the longer one ("candidate patches" and "patch
+    generation" are two topics)."""
+    joined = []
+    for n in range(1, min(len(one), len(other))):
+        if one[-n:] == other[:n]:
+            joined.append(one + other[n:])
+        if other[-n:] == one[:n]:
+            joined.append(other + one[n:])
+    return joined
 
 
 def _central(group: Sequence[LibraryPaper], vectors: np.ndarray) -> list[LibraryPaper]:
