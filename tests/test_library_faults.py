@@ -250,3 +250,18 @@ def test_phrases_are_whole_noun_phrases_not_modifiers_or_pieces():
     phrases = key_phrases(group, group, sample_background())
     assert "point clouds" in phrases or "point cloud data" in phrases, phrases
     assert "cloud data" not in phrases, phrases
+
+
+def test_a_latin_1_export_is_read_and_the_reader_told(tmp_path):
+    """Older BibTeX tools write Windows-1252: the export was refused whole, with a hint
+    to pass a BibTeX export (which it was). Now it is read, and a note says how."""
+    export = tmp_path / "latin1.bib"
+    text = bibtex_entry("a", "Réparation automatique de programmes") + bibtex_entry(
+        "b", "Patch ranking for program repair"
+    )
+    export.write_bytes(text.encode("cp1252"))
+    out, result = init(tmp_path, export, "--offline")
+    assert result.exit_code == 0, result.output
+    assert "note: latin1.bib is not UTF-8: read as Windows-1252" in result.output
+    titles = [p.title for p in read_library(export)]
+    assert "Réparation automatique de programmes" in titles

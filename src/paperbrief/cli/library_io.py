@@ -81,6 +81,9 @@ def read_with_progress(path: Path) -> list[LibraryPaper]:
         if len(skipped) <= MAX_SKIP_LINES:
             console.print(f"[yellow]skipped:[/] {escape(terminal_text(line))}", highlight=False)
 
+    def note(line: str) -> None:
+        console.print(f"[dim]note:[/] {escape(terminal_text(line))}", highlight=False)
+
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task(f"reading {escape(path.name)}", total=None)
 
@@ -89,7 +92,7 @@ def read_with_progress(path: Path) -> list[LibraryPaper]:
 
         zotero = parse_source(str(path))
         if zotero is None:
-            papers = read_library(path, skip, advance)
+            papers = read_library(path, skip, advance, note)
         else:
             key = os.environ.get(ZOTERO_KEY_ENV) or None
             base = os.environ.get(ZOTERO_API_ENV) or DEFAULT_API

@@ -470,10 +470,14 @@ MAX_EXPORT_BYTES = 512 * 1024 * 1024
 
 
 def read_library(
-    path: Path, skipped: Skipped = ignore_skipped, progress: Progress = ignore_progress
+    path: Path,
+    skipped: Skipped = ignore_skipped,
+    progress: Progress = ignore_progress,
+    noted: Skipped = ignore_skipped,
 ) -> list[LibraryPaper]:
     """Every paper in the export file or PDF folder at ``path`` (see the module docstring);
-    ``skipped`` hears one line per item left out, ``progress`` how far a PDF folder is."""
+    ``skipped`` hears one line per item left out, ``progress`` how far a PDF folder is,
+    ``noted`` how the file was read when that is not as expected (not UTF-8)."""
     if path.is_dir():
         papers = read_pdf_folder(path, skipped, progress)
         what = "PDF"
@@ -484,12 +488,20 @@ def read_library(
                 raise OSError(f"{path} is not a regular file")
             if status.st_size > MAX_EXPORT_BYTES:
                 raise OSError(f"{status.st_size:,} bytes is more than an export should be")
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as error:
+            raw = path.read_bytes()
+        except OSError as error:
             raise LibraryError(
                 f"cannot read {path}: {quoted(error)}",
                 "pass a BibTeX, CSL JSON or RIS export, a list of arXiv ids, or a PDF folder",
             ) from error
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            # Older BibTeX tools write Latin-1 / Windows-1252: every byte reads as one, and
+            # the reader is told, instead of the whole export being refused.
+            text = raw.decode("cp1252", errors="replace")
+            noted(f"{path.name} is not UTF-8: read as Windows-1252 (re-export it as UTF-8 if"
+                  " accented names look wrong)")  # fmt: skip
         kind = detect_format(path, text)
         try:
             papers = READERS[kind](text, skipped)
