@@ -140,6 +140,7 @@ def test_secrets_reach_only_the_step_that_needs_them():
         for s in job()["steps"]
     }
     assert {name: found for name, found in holders.items() if found} == {
+        "Sync the Zotero library": ["ZOTERO_API_KEY"],
         "Make today's digest": ["PAPERBRIEF_LLM_API_KEY", "PAPERBRIEF_SMTP_PASSWORD"],
         "Check out the blog": ["BLOG_TOKEN"],
         "Commit the post to the blog": ["BLOG_TOKEN"],
@@ -223,3 +224,28 @@ def test_a_day_with_fallbacks_exits_8_and_is_published_to_the_blog(reader, tmp_p
     assert "2026-05-23.md" in git("ls-tree", "-r", "--name-only", "main", cwd=blog_origin)
     again = runner.run("Commit the post to the blog")
     assert "already published" in again.stdout
+
+
+def test_the_zotero_library_syncs_as_likes_and_a_down_zotero_costs_the_day_nothing(reader):
+    """The step against a loopback server speaking Zotero's web API: the library's papers
+    become 👍 (a second sync adds nothing); with Zotero unreachable the step warns and
+    passes, and the day's run goes on."""
+    from tests.support.zotero import ZoteroLibrary, ZoteroServer
+    from tests.test_zotero import COLLECTIONS, zotero_items
+
+    _, runner = reader
+    assert runner.run("Restore the data home").returncode == 0
+    assert step("Sync the Zotero library")["if"] == "vars.ZOTERO_LIBRARY != ''"
+    runner.values["vars.ZOTERO_LIBRARY"] = "zotero:users/12345?collection=Program repair"
+    runner.values["secrets.ZOTERO_API_KEY"] = "k3y"
+    with ZoteroServer(ZoteroLibrary(zotero_items(), COLLECTIONS)) as server:
+        runner.env["PAPERBRIEF_ZOTERO_API"] = server.url
+        synced = runner.run("Sync the Zotero library")
+        again = runner.run("Sync the Zotero library")
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    assert "imported 18 liked papers" in synced.stdout + synced.stderr  # 14 + 4 in the sub
+    assert "(18 already there)" in again.stdout + again.stderr  # kept in the data home
+    runner.env["PAPERBRIEF_ZOTERO_API"] = f"http://127.0.0.1:{closed_port()}"
+    down = runner.run("Sync the Zotero library")
+    assert down.returncode == 0, down.stderr
+    assert "::warning::the Zotero library could not be read" in down.stdout

@@ -5,6 +5,7 @@
 #
 #   restore-home     the data home from the data branch (empty on the first run)
 #   apply-feedback   👍/👎 from feedback.txt and from issues labelled paperbrief-feedback
+#   sync-zotero      the papers of $ZOTERO_LIBRARY as 👍 (only what is new is added)
 #   run              today's digest; the exit code goes to $GITHUB_OUTPUT as status
 #   publish-blog     copy the digest into blog/$POSTS_DIR, commit and push it
 #   save-home        the data home as one commit on the data branch (force-pushed)
@@ -110,6 +111,13 @@ apply_feedback() {
   echo "feedback: $applied line(s) from $FEEDBACK_FILE"
 }
 
+sync_zotero() {
+  # A library that cannot be read (Zotero down, a revoked key) costs the day nothing: the
+  # run goes on with the feedback it has, and the next run imports what is new.
+  paperbrief feedback import "${ZOTERO_LIBRARY:?set ZOTERO_LIBRARY}" \
+    || echo "::warning::the Zotero library could not be read; the next run tries again"
+}
+
 run_digest() {
   local status=0
   paperbrief run --out digests || status=$?
@@ -166,9 +174,10 @@ keep_alive() {
 case "${1:-}" in
   restore-home) restore_home ;;
   apply-feedback) apply_feedback ;;
+  sync-zotero) sync_zotero ;;
   run) run_digest ;;
   publish-blog) publish_blog ;;
   save-home) save_home ;;
   keep-alive) keep_alive ;;
-  *) sed -n '2,13p' "$0"; exit 2 ;;
+  *) sed -n '2,14p' "$0"; exit 2 ;;
 esac
