@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from paperbrief.cli import cli
-from paperbrief.errors import EXIT_FALLBACKS
+from paperbrief.errors import EXIT_FALLBACKS, PaperbriefError
 from paperbrief.install import reinstall_command
 from paperbrief.labels import labels_for
 from paperbrief.rank import embed
@@ -200,8 +200,9 @@ def test_a_new_onnxruntime_release_that_breaks_still_gives_a_lexical_digest(
 
 
 def test_unknown_model_names_fail_with_the_bundled_names(tmp_path):
-    with pytest.raises(EmbeddingModelError) as caught:
+    with pytest.raises(PaperbriefError) as caught:
         load_encoder("bge-large")
+    assert not isinstance(caught.value, EmbeddingModelError)  # no lexical fallback for a typo
     assert DEFAULT_MODEL in caught.value.hint and TORCH_MODEL in caught.value.hint
 
 

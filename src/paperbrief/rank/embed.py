@@ -257,7 +257,9 @@ def load_encoder(model_name: str = DEFAULT_MODEL) -> TextEncoder:
     """Load a bundled embedding model by name (see :data:`MODELS`); nothing is downloaded."""
     loader = MODELS.get(model_name)
     if loader is None:
-        raise EmbeddingModelError(
+        # A name no install has is the profile's mistake, not a damaged install: the run
+        # stops at once (a lexical fallback would hide it every day).
+        raise PaperbriefError(
             f"embedding model {model_name!r} is not bundled",
             f'set [rank] embedding_model = "{DEFAULT_MODEL}" in the profile (or'
             f' "{LONG_MODEL}", or "{TORCH_MODEL}" with the torch extra)',
