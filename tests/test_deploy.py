@@ -234,3 +234,27 @@ def test_the_docker_context_is_what_the_dockerfile_copies():
     assert not [n for n in names if "__pycache__" in n]
     size = sum(path.stat().st_size for path in sent)
     assert size < 40_000_000, f"{size / 1e6:.0f} MB"  # the model (23 MB) and the code
+
+
+def test_the_units_zotero_sync_runs_when_the_env_file_names_a_library(tmp_path):
+    """The unit's ExecStartPre as systemd runs it ("$$" is a literal "$", /home/%i the
+    user's home), against a loopback server speaking Zotero's web API: without
+    ZOTERO_LIBRARY it does nothing; with it the library's papers become 👍."""
+    from tests.support.zotero import ZoteroLibrary, ZoteroServer
+    from tests.test_zotero import COLLECTIONS, zotero_items
+
+    home = tmp_path / "home"
+    _installed_like_pipx(home)
+    service, _ = systemd_units(tmp_path, home)
+    (line,) = [x for x in service.read_text().splitlines() if x.startswith("ExecStartPre=")]
+    command = line.removeprefix("ExecStartPre=").removeprefix("-").replace("$$", "$")
+    argv = ["/bin/sh", "-c", command.split("-c '", 1)[1].rstrip("'")]
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "PAPERBRIEF_HOME": str(home / "pb")}
+    idle = subprocess.run(argv, env=env, capture_output=True, text=True)
+    assert idle.returncode == 0 and not (home / "pb").exists(), idle.stderr
+    with ZoteroServer(ZoteroLibrary(zotero_items(), COLLECTIONS)) as server:
+        env |= {"ZOTERO_LIBRARY": "zotero:users/12345", "ZOTERO_API_KEY": "k3y"}
+        env["PAPERBRIEF_ZOTERO_API"] = server.url
+        synced = subprocess.run(argv, env=env, capture_output=True, text=True)
+    assert synced.returncode == 0, synced.stderr
+    assert "imported 24 liked papers" in synced.stdout + synced.stderr
