@@ -55,7 +55,7 @@ from paperbrief.pipeline import (
 )
 from paperbrief.profile import Profile, load_profile
 from paperbrief.publish import output_paths
-from paperbrief.rank.embed import Embedder
+from paperbrief.rank.embed import Embedder, EmbeddingModelError
 from paperbrief.rank.text import paper_text
 from paperbrief.services import Services, network_deadline
 from paperbrief.store import Store
@@ -189,7 +189,9 @@ def union_profile(profiles: Sequence[Profile]) -> Profile:
 def embed_candidates(
     listing: Listing, profiles: Sequence[Profile], embedders: dict[str, Embedder]
 ) -> int:
-    """The one embedding pass: every reader's candidates, each text once per model."""
+    """The one embedding pass: every reader's candidates, each text once per model. A model
+    that cannot be loaded is left to each reader's ranking, which then ranks without it
+    and says so (``services.ProfileRanking``)."""
     embedded = 0
     for model, embedder in embedders.items():
         texts: dict[str, None] = {}
@@ -197,7 +199,10 @@ def embed_candidates(
             if profile.rank.embedding_model == model:
                 papers = rank.candidates(listing, profile)
                 texts.update(dict.fromkeys(paper_text(p) for p in papers))
-        embedder.embed(list(texts))
+        try:
+            embedder.embed(list(texts))
+        except EmbeddingModelError:
+            continue
         embedded += len(texts)
     return embedded
 
