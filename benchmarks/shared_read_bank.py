@@ -36,6 +36,7 @@ from lab_bench import reader_profiles  # noqa: E402
 from paperbrief.llm import LLMClient  # noqa: E402
 from paperbrief.models import DayFacts, PaperBrief, ScoredPaper  # noqa: E402
 from paperbrief.profile import LLMSettings, load_profile, parse_profile  # noqa: E402
+from paperbrief.prompts import describe_profile  # noqa: E402
 from paperbrief.render.markdown import render_markdown  # noqa: E402
 from paperbrief.store import open_store  # noqa: E402
 from paperbrief.write import LLMWriter, OfflineWriter  # noqa: E402
@@ -121,15 +122,26 @@ def main() -> None:
             except Exception as error:
                 print(f"{profile.key}: waiting for the day synthesis ({type(error).__name__})")
                 continue
-            report = verify_digest(digest, documents, [])
+            # the reader's own numbers (their assets, their lines) are no claims about a paper
+            report = verify_digest(digest, documents, [describe_profile(profile)])
             out = args.bank / "digests"
             out.mkdir(exist_ok=True)
             name = profile.key.replace(" ", "-")
             (out / f"{DAY}-{name}.md").write_text(render_markdown(digest, profile), "utf-8")
             print(f"{profile.key}: digest written; {report.traced}/{report.claims} claims traced")
+            reader_part = ("technique", "experiment", "trend", "reason")
+            for check in report.untraced:
+                half = (
+                    "day"
+                    if not check.paper
+                    else ("reader" if check.section in reader_part else "reading")
+                )
+                finding = check.findings[0].detail if check.findings else "no citation"
+                print(f"  untraced ({half}, {check.paper or 'day'} {check.section}):"
+                      f" {check.text[:90]} — {finding[:80]}")  # fmt: skip
             done += 1
     for kind in ("reading", "notes", "reader", "day"):
-        sizes = [t for k, _, t in bank.tokens if k == kind]
+        sizes = [t for k, _, t in dict.fromkeys(bank.tokens) if k == kind]
         if sizes:
             print(f"  {kind}: {len(sizes)} requests, {sum(sizes):,} prompt tokens")
     waiting = sorted(set(bank.missing))
