@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -166,26 +166,44 @@ def rank_day(
     with the reader's history applied as it stands now (``rank.apply_history``: hidden and
     already-picked papers flagged, follow-ups marked), so feedback counts at once.
 
-    The learned taste uses all stored feedback (recency anchored on the ranked day). The
-    services' judge then re-orders the head of the cheap ranking and every verdict is
-    stored (``store.verdicts``). A judge that failed (in part) is not stored as the judged
-    ranking, so the next run asks again (answers that did arrive are cached): it is kept
-    apart, for the web UI only, and its fallback says why.
+    What the store knows of the reader (``rank.reader_of_day``: the reference of earlier
+    listing days, the learned taste, the taste block the judge reads, the fusion weights and
+    star calibration learned from their feedback) ranks the day; any new rating changes its
+    fingerprint, so the next ranking uses it at once. The services' judge then screens and
+    reads the head of the cheap ranking and every verdict and screen is stored
+    (``store.verdicts``). A judge that failed (in part) is not stored as the judged ranking,
+    so the next run asks again (answers that did arrive are cached): it is kept apart, for
+    the web UI only, and its fallback says why.
     """
     if history is None:
         history = rank.load_history(store.picks, store.feedback, listing_day)
-    fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint
+    reader = rank.reader_of_day(
+        store.feedback,
+        store.listings,
+        store.rankings,
+        store.verdicts,
+        services.embedder,
+        profile,
+        listing_day,
+    )
+    fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint + reader.fingerprint
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
             return RankedDay(rank.apply_history(stored, history, profile.language))
-    feedback = rank.load_feedback(
-        store.feedback, store.listings, services.embedder, profile.rank, today=listing_day
+    ranking = rank.rank_papers(
+        papers,
+        profile,
+        services.embedder,
+        feedback=reader.taste,
+        reference=reader.reference,
+        calibration=reader.reader.calibrations.cheap,
     )
-    ranking = rank.rank_papers(papers, profile, services.embedder, feedback=feedback)
-    judged = services.judge.judge(ranking, profile)
+    judged = services.judge.judge(ranking, profile, reader.reader)
     if judged.verdicts:
         store.verdicts.save(listing_day, judged.model, judged.verdicts)
+    if judged.screens:
+        store.verdicts.save_screens(listing_day, judged.model, judged.screens)
     incomplete = ":incomplete" if judged.fallback is not None else ""
     store.rankings.save(listing_day, fingerprint + incomplete, judged.ranking)
     fallbacks = (judged.fallback,) if judged.fallback is not None else ()
@@ -362,6 +380,10 @@ def _run(
     day_fallbacks = (composed.fallback,) if composed.fallback is not None else ()
     fallbacks = (*ranked.fallbacks, *brief_fallbacks, *day_fallbacks)
     digest = say_fallbacks(composed.digest, fallbacks)
+    thin = rank.thin_day_note(picks, len(papers), profile)
+    if thin is not None and digest.provenance is not None:
+        notes = (thin, *digest.provenance.notes)
+        digest = replace(digest, provenance=replace(digest.provenance, notes=notes))
     markdown, html = render_markdown(digest, profile), render_html(digest, profile)
     stored = store.digests.save(digest, composed.writer, markdown, html, profile.key)
     reporter.stage("publishing")

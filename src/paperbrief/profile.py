@@ -135,11 +135,31 @@ class RankSettings(Strict):
         " better with feedback, ~2x slower cold) or all-MiniLM-L6-v2 (the same model on torch;"
         " needs the paperbrief[minilm] extra).",
     )
-    judge_top_k: int = Field(
-        40,
+    judge_prompt_tokens: int = Field(
+        300_000,
         ge=0,
-        description="Papers of the cheap ranking the LLM judge screens (0 = all); about 2k"
-        " prompt tokens each, one request per paper.",
+        description="Prompt tokens the LLM judge may spend on a day: the first screen plus"
+        " the papers it reads in full (about 3.5k each; most of it a prefix providers cache).",
+    )
+    screen_top_k: int = Field(
+        300,
+        ge=0,
+        description="Papers of the cheap ranking the judge screens first from title and gist"
+        " (0 = none: only the cheap top judge_always are read).",
+    )
+    screen_batch_size: int = Field(25, ge=1, le=60, description="Papers per first-screen request.")
+    judge_always: int = Field(
+        20,
+        ge=0,
+        description="The cheap ranking's top papers the judge always reads in full, whatever"
+        " the screen said.",
+    )
+    judge_top_k: int = Field(
+        120,
+        ge=0,
+        description="The most papers the judge reads in full on a day (the cheap top"
+        " judge_always, then the best of the first screen), if judge_prompt_tokens lasts;"
+        " 0 = as many as it lasts.",
     )
     judge_batch_size: int = Field(
         1,

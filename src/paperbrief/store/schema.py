@@ -321,6 +321,27 @@ def m006_full_text_search(db: sqlite3.Connection) -> None:
     create_indexes(db)
 
 
+def m007_judge_relevance_and_screens(db: sqlite3.Connection) -> None:
+    """The judge's fine relevance (0-100) beside its stars, and its first-screen answers."""
+    run_script(
+        db,
+        """
+        ALTER TABLE judge_verdicts ADD COLUMN relevance INTEGER;  -- NULL: recorded without one
+        CREATE TABLE judge_screens (
+            day TEXT NOT NULL,              -- listing day
+            model TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            relevance INTEGER NOT NULL,     -- 0-100, from title and gist
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (day, model, paper_id)
+        );
+        CREATE INDEX judge_verdicts_paper ON judge_verdicts(paper_id);
+        CREATE INDEX judge_screens_paper ON judge_screens(paper_id);
+        CREATE INDEX scores_paper ON scores(paper_id);
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial_schema,
     m002_picks_by_paper,
@@ -328,6 +349,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     m004_records_keyed_by_profile,
     m005_delivery_journal,
     m006_full_text_search,
+    m007_judge_relevance_and_screens,
 )
 
 
