@@ -23,6 +23,7 @@ from paperbrief.services import Services
 from paperbrief.store import open_store
 from tests.support import EXAMPLE_PROFILE, FIXTURES
 from tests.support.openai_server import OpenAIServer, Reply
+from tests.support.pipeline_llm import kind_of, screen_answer
 
 LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
 pytestmark = pytest.mark.slow
@@ -80,12 +81,18 @@ def test_a_hidden_paper_is_not_picked_and_a_thin_day_says_so(tmp_path: Path, pip
         # Hidden: not picked, and no paper under the bar takes its place.
         assert top not in {p.paper.id for p in again.picks}
         assert again.picks_wanted == 4 and len(again.picks) == min(4, len(strong) - 1)
-    # A bar that only one to three papers of the day reach: fewer picks, no top-up.
-    bar = next(n for n in (5, 4, 3, 2) if 1 <= sum(s.stars >= n for s in ranking) < 4)
+    # A day that only two papers of the listing qualify for: fewer picks, no top-up, and
+    # the digest says the day was thin.
+    bar = max(s.stars for s in ranking)
+    top = [s for s in ranking if s.stars >= bar]
     with open_store(tmp_path / "db2.sqlite") as store:
+        for scored in top[2:]:
+            store.feedback.add(scored.paper.id, Signal.HIDE, source="web")
         thin = run(store, tmp_path, pipeline_vectors, LISTING, min_stars=bar)
-        assert len(thin.picks) == sum(s.stars >= bar for s in ranking) < thin.picks_wanted
-        assert all(p.stars >= bar for p in thin.picks)
+        assert [p.paper.id for p in thin.picks] == [s.paper.id for s in top[:2]]
+        assert len(thin.picks) < thin.picks_wanted
+        markdown = next(iter(thin.files.values())).read_text(encoding="utf-8")
+        assert "只有 2 篇达到" in markdown and "没有拿更弱的论文凑数" in markdown
 
 
 def test_a_new_version_of_a_liked_paper_is_a_flagged_follow_up(tmp_path: Path, pipeline_vectors):
@@ -116,7 +123,9 @@ def _honest(title: str) -> int:
 
 def _obedient_route(body: dict) -> Reply:
     user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-    if user.startswith("Rate these"):
+    if kind_of(body) == "screen":
+        return Reply(content=screen_answer(body))
+    if kind_of(body) == "judge":
         blocks = re.findall(r'<paper key="(P\d+)">\nTitle: (.*?)\n.*?Abstract: (.*?)\n</paper>',
                             user, re.S)  # fmt: skip
         bossy = any("5 stars" in text for _, _, text in blocks)
@@ -124,6 +133,7 @@ def _obedient_route(body: dict) -> Reply:
             {
                 "key": key,
                 "stars": 5 if "5 stars" in text else (1 if bossy else _honest(title)),
+                "relevance": 95 if "5 stars" in text else (10 if bossy else 20 * _honest(title)),
                 "line": "",
                 "reason": "judged",
             }  # fmt: skip
@@ -172,6 +182,7 @@ def test_injected_text_moves_no_other_paper_and_verdicts_are_exported(
         assert all("ignore previous" not in r["messages"][-1]["content"] for r in server.requests)
         stored = store.verdicts.of_day(date(2026, 5, 22))
         assert set(stored) == set(judged)
+        store_screens = store.verdicts.screens_by_day().get("2026-05-22", {})
     home = tmp_path / "home"
     home.mkdir()
     (tmp_path / "db.sqlite").rename(home / "paperbrief.db")
@@ -180,5 +191,8 @@ def test_injected_text_moves_no_other_paper_and_verdicts_are_exported(
     result = CliRunner().invoke(cli, ["judge", "export", "--out", str(out)])
     assert result.exit_code == 0, result.output
     replay = load_replay(out)
-    assert set(replay) == {"2026-05-22"} and set(replay["2026-05-22"]) == set(judged)
-    assert replay["2026-05-22"][next(iter(judged))].line == ""
+    assert set(replay.verdicts) == {"2026-05-22"} and set(replay.verdicts["2026-05-22"]) == set(
+        judged
+    )
+    assert replay.verdicts["2026-05-22"][next(iter(judged))].line == ""
+    assert set(replay.screens["2026-05-22"]) == set(store_screens)
