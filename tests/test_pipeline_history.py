@@ -196,3 +196,27 @@ def test_injected_text_moves_no_other_paper_and_verdicts_are_exported(
     )
     assert replay.verdicts["2026-05-22"][next(iter(judged))].line == ""
     assert set(replay.screens["2026-05-22"]) == set(store_screens)
+
+
+def test_ratings_given_now_rank_the_day_at_once(tmp_path: Path, pipeline_vectors):
+    """Rate to start: two 👍 right after a run, and the next ranking of the same day (no
+    --force) is made again with them instead of served from the store."""
+    from paperbrief.pipeline import rank_day
+    from paperbrief.rank import candidates
+    from paperbrief.sources import load_snapshot
+
+    with open_store(tmp_path / "db.sqlite") as store:
+        run(store, tmp_path, pipeline_vectors, LISTING)
+        before = store.rankings.load(date(2026, 5, 22))
+        assert not any("feedback" in s.components for s in before)
+        liked = [s.paper.id for s in before[-2:]]  # the day's two weakest papers
+        for paper_id in liked:
+            store.feedback.add(paper_id, Signal.UP, source="web")
+        profile = profile_with(1)
+        services = Services.build(profile, store, offline=True, encoder=pipeline_vectors.encoder)
+        papers = candidates(load_snapshot(LISTING), profile)
+        ranked = rank_day(store, profile, papers, date(2026, 5, 22), services, force=False)
+        after = {s.paper.id: s for s in ranked.ranking}
+        assert all("feedback" in s.components for s in ranked.ranking)
+        old = {s.paper.id: s.rank for s in before}
+        assert all(after[pid].rank < old[pid] for pid in liked)

@@ -71,6 +71,31 @@ class Site:
         except (OSError, ProfileError):
             return "zh"
 
+    def papers_to_rate(self, count: int) -> list[str]:
+        """The ids of the papers rate-to-start asks about now (none without a profile)."""
+        from datetime import date
+
+        from paperbrief.rank import papers_to_rate
+        from paperbrief.services import Services
+
+        try:
+            profile = parse_profile(self.profile_text(), str(self.profile_path))
+        except ProfileError:
+            return []
+        with self.store() as store:
+            embedder = Services.build(profile, store, offline=True).embedder
+            chosen = papers_to_rate(
+                store.listings,
+                store.feedback,
+                store.rankings,
+                store.verdicts,
+                embedder,
+                profile,
+                date.today(),
+                count,
+            )
+        return [s.paper.id for s in chosen]
+
     def profile_text(self) -> str:
         """The profile file's text ('' when missing or unreadable as a profile)."""
         try:
@@ -240,6 +265,28 @@ async def feedback(request: Request) -> Response:
     return RedirectResponse(target.split("#", 1)[0] + anchor, status_code=303)
 
 
+START_COUNT = 20
+
+
+async def start_page(request: Request) -> Response:
+    """Rate to start: a short selection (``rank.papers_to_rate``) chosen once and kept in
+    the address (``?papers=``), so rating one paper does not reshuffle the others; every
+    button posts to ``/feedback`` like any other rating and comes back here."""
+    site = _site(request)
+    ids = [i for i in request.query_params.get("papers", "").split(",") if i][:START_COUNT]
+    if not ids:
+        chosen = site.papers_to_rate(START_COUNT)
+        if not chosen:
+            return site.render(request, "start.html", papers=[], states={}, rated=0)
+        return RedirectResponse("/start?papers=" + ",".join(chosen), status_code=303)
+    with site.store() as store:
+        found = store.listings.papers(ids)
+        states = store.feedback.states()
+    papers = [found[i] for i in ids if i in found]
+    rated = sum(1 for p in papers if p.id in states and states[p.id].signals)
+    return site.render(request, "start.html", papers=papers, states=states, rated=rated)
+
+
 async def profile_page(request: Request) -> Response:
     """The profile editor. Paths, endpoints and names of secret variables
     (``profile.PROTECTED`` on their fields) are shown read-only and cannot be changed here."""
@@ -290,6 +337,7 @@ ROUTES = (
     Route("/search", search_page),
     Route("/feedback", feedback, methods=["POST"]),
     Route("/profile", profile_page, methods=["GET", "POST"]),
+    Route("/start", start_page),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 )
 

@@ -61,6 +61,12 @@ class WebLabels:
     why: str  # why a paper ranks where it does
     read_only: str  # profile keys edited in the file only
     read_only_changed: str  # {key}
+    start: str  # rate to start: the page's name
+    start_intro: str  # what the ratings are for
+    start_progress: str  # {rated} of {total} rated
+    start_done: str  # every paper rated
+    start_again: str  # ask about other papers
+    start_nothing: str  # no paper left to ask about
 
     def signal(self, signal: Signal | str) -> str:
         """The button name of a feedback signal (the signal itself for pipeline signals)."""
@@ -90,7 +96,7 @@ _ZH = WebLabels(
     writer="撰写",
     delivered="投递",
     rank="名次",
-    score="分数",
+    score="相关度",
     paper="论文",
     picked="已入选",
     not_picked_hint="当天全部候选论文的排序：已入选的标出，其余是没被选中的。",
@@ -121,6 +127,13 @@ _ZH = WebLabels(
     why="理由",
     read_only="以下设置只能在文件中修改（路径、服务地址、密钥变量名），此处只读：",
     read_only_changed="{key} 只能在档案文件中修改，网页上不能更改。",
+    start="评分起步",
+    start_intro="给下面这些论文打分（👍 想看这类 / 👎 不想看）：它们分布在各个研究方向，"
+    "又是排序最拿不准的，几条评分就能教会排序你的口味。下一次排序马上用上。",
+    start_progress="已评 {rated} / {total} 篇",
+    start_done="都评完了。打开今日排名看看变化。",
+    start_again="换一批",
+    start_nothing="最近的论文都评过了。",
 )
 
 _EN = WebLabels(
@@ -140,7 +153,7 @@ _EN = WebLabels(
     writer="Writer",
     delivered="Delivered",
     rank="#",
-    score="Score",
+    score="Relevance",
     paper="Paper",
     picked="picked",
     not_picked_hint="The day's whole ranking: picks are marked, the rest were not chosen.",
@@ -172,6 +185,14 @@ _EN = WebLabels(
     read_only="These settings are edited in the file only (paths, endpoints, names of secret"
     " variables); shown read-only:",
     read_only_changed="{key} can only be changed in the profile file, not on this page.",
+    start="Rate to start",
+    start_intro="Rate these papers (👍 more like this / 👎 less): they spread over your research"
+    " lines and sit where the ranking is least sure, so a few ratings teach it your taste."
+    " The next ranking uses them at once.",
+    start_progress="{rated} of {total} rated",
+    start_done="All rated. Open the ranking to see what changed.",
+    start_again="Other papers",
+    start_nothing="Every recent paper has a rating.",
 )
 
 WEB_LABELS: Mapping[str, WebLabels] = MappingProxyType({"zh": _ZH, "en": _EN})  # LANGUAGES
