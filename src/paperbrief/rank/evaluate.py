@@ -42,8 +42,8 @@ from paperbrief.rank.reader import (
     DayArchive,
     DayReader,
     JudgementArchive,
-    Reader,
     ScoreArchive,
+    reader_for,
     reader_of_day,
 )
 from paperbrief.rank.reference import reference_for
@@ -350,10 +350,10 @@ def evaluate_ranking(
                 before=day.isoformat() + "T00:00:00+00:00",
             )
         else:
+            reference = reference_for(_NoListings(), profile, day)
             reader = DayReader(
-                reference_for(_NoListings(), profile, day), taste_model(embedder, profile.rank),
-                Reader(), "",
-            )  # fmt: skip
+                reference, taste_model(embedder, profile.rank), reader_for(profile, reference), ""
+            )
         cheap = rank_papers(
             shuffled.papers,
             profile,
