@@ -3,8 +3,9 @@ stores seeded with them.
 
 Embedding the sample day (480 abstracts of 2026-05-22 and the example profile's texts)
 costs ~15 s of CPU; it used to be paid by several tests of every run. The vectors are
-committed instead (``tests/fixtures/vectors/2026-05-22.npz``, what a cold ``make demo``
-stores) and one test checks them against the model (``tests/test_embed.py``). A test that
+committed instead (``paperbrief/data/sample/2026-05-22.vectors.npz``, package data: the
+reference a first run ranks against reads them too, ``rank.reference``) and one test
+checks them against the model (``tests/test_embed.py``). A test that
 needs the model for other texts shares one ``SharedEncoder`` (loaded on first use) through
 ``Services.build(..., encoder=...)``; tests that go through the CLI (which builds its own
 services) get a data home whose vector cache already holds what they embed.
@@ -22,13 +23,14 @@ import numpy as np
 
 from paperbrief.profile import Profile, load_profile
 from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, TextEncoder, load_encoder
+from paperbrief.rank.reference import BUNDLED_VECTORS
 from paperbrief.rank.scorers import line_query_text
 from paperbrief.rank.text import paper_text, text_hash
 from paperbrief.sources import load_snapshot
 from paperbrief.store import Store, open_store
-from tests.support import EXAMPLE_LISTING, EXAMPLE_PROFILE, FIXTURES
+from tests.support import EXAMPLE_LISTING, EXAMPLE_PROFILE
 
-SAMPLE_VECTORS = FIXTURES / "vectors" / "2026-05-22.npz"
+SAMPLE_VECTORS = BUNDLED_VECTORS
 
 
 class SharedEncoder:

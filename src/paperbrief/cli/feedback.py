@@ -66,7 +66,7 @@ def feedback() -> None:
       paperbrief feedback import picks.json   (or a Zotero export: liked papers)
       paperbrief feedback list                (newest first; --json)
       paperbrief feedback undo                (the last signal you gave)
-      paperbrief feedback start               (rate 20 papers to start, or after a change)
+      paperbrief feedback start               (rate 20 papers to start)
 
     Signals are stored with the time and teach the learned scorer.
     """

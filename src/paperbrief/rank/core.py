@@ -125,6 +125,8 @@ def rank_papers(
     background = [
         p for p in reference.papers if p.id not in ids and text_hash(paper_text(p)) not in hashes
     ]
+    if reference.vectors:
+        embedder.know(reference.vectors, reference.vectors_model)
     everything = [*papers, *background]
     total = len(everything)
     mask: np.ndarray | None = None

@@ -14,12 +14,15 @@ day is its own reference and the ranking says so (``SELF``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Protocol
+
+import numpy as np
 
 from paperbrief.models import Listing, Paper
 from paperbrief.profile import Profile
@@ -28,6 +31,11 @@ from paperbrief.rank.candidates import candidates
 DAYS = 3
 MIN_PAPERS = 1000
 SAMPLE_DAY = "2026-05-22"
+SAMPLE_FOLDER = Path(__file__).resolve().parent.parent / "data" / "sample"
+# The sample day's vectors by the default model (and the example profile's texts), shipped
+# so a first run need not embed its reference; ``tests/test_embed.py`` checks them against
+# the model.
+BUNDLED_VECTORS = SAMPLE_FOLDER / f"{SAMPLE_DAY}.vectors.npz"
 
 
 class ListingArchive(Protocol):
@@ -42,6 +50,9 @@ class ListingArchive(Protocol):
 class Reference:
     papers: tuple[Paper, ...]
     days: tuple[str, ...]  # where they come from: ISO listing days, "sample" for the bundled one
+    # Vectors known in advance (text hash -> unit vector) and the model that made them.
+    vectors: Mapping[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    vectors_model: str = ""
 
     @property
     def mean_day_size(self) -> float:
@@ -49,6 +60,14 @@ class Reference:
 
 
 SELF = Reference((), ())
+
+
+@lru_cache(maxsize=1)
+def bundled_vectors() -> tuple[str, dict[str, np.ndarray]]:
+    """The shipped vectors of the sample day: (model name, text hash -> vector)."""
+    with np.load(BUNDLED_VECTORS) as data:
+        model = str(data["model"])
+        return model, dict(zip((str(h) for h in data["hashes"]), data["vectors"], strict=True))
 
 
 @lru_cache(maxsize=1)
@@ -83,4 +102,7 @@ def reference_for(
         if extra:
             papers += extra
             days.append("sample")
+            if sample is None:
+                model, vectors = bundled_vectors()
+                return Reference(tuple(papers), tuple(days), vectors, model)
     return Reference(tuple(papers), tuple(days))

@@ -140,6 +140,9 @@ def render_taste(examples: TasteExamples) -> str:
     if examples.passed:
         if parts:
             parts.append("")
-        parts.append("Seen and passed over (the nearest misses), oldest first:")
+        parts.append(
+            "Seen and passed over (disliked or not interested when marked, else the nearest"
+            " misses), oldest first:"
+        )
         parts += [_line(f"N{i:02d}", item) for i, item in enumerate(examples.passed, 1)]
     return "\n".join(parts)
