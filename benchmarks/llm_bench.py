@@ -57,7 +57,7 @@ from paperbrief.profile import (  # noqa: E402
     Profile,
     parse_profile,
 )
-from paperbrief.rank import Embedder, rank_papers, reader_of_day  # noqa: E402
+from paperbrief.rank import Embedder, rank_for, reader_of_day  # noqa: E402
 from paperbrief.rank.evaluate import find_listing, load_listing_file  # noqa: E402
 from paperbrief.rank.imported import load_posts, record_posts  # noqa: E402
 from paperbrief.rank.judge import JudgeResult, LLMAnswers, judge_ranking  # noqa: E402
@@ -252,18 +252,12 @@ def judge_day(
             for listing_day in store.listings.days():
                 listing = store.listings.load(listing_day)
                 assert listing is not None
-                earlier = reader_of_day(store.feedback, store.listings, store.rankings,
-                                        store.verdicts, embedder, profile, listing_day,
-                                        before=listing_day.isoformat())  # fmt: skip
-                store.rankings.save(listing_day, "bench", rank_papers(
-                    listing.papers, profile, embedder, reference=earlier.reference,
-                    feedback=earlier.taste if earlier.taste.ready else None,
-                    calibration=earlier.reader.calibrations.cheap))  # fmt: skip
-            reader = reader_of_day(store.feedback, store.listings, store.rankings,
-                                   store.verdicts, embedder, profile, day)  # fmt: skip
-            cheap = rank_papers(papers, profile, embedder, reference=reader.reference,
-                                feedback=reader.taste if reader.taste.ready else None,
-                                calibration=reader.reader.calibrations.cheap)  # fmt: skip
+                before = listing_day.isoformat()
+                earlier = reader_of_day(store, embedder, profile, listing_day, before=before)
+                ranked = rank_for(listing.papers, profile, embedder, earlier)
+                store.rankings.save(listing_day, "bench", ranked)
+            reader = reader_of_day(store, embedder, profile, day)
+            cheap = rank_for(papers, profile, embedder, reader)
             with OpenAIServer(answer, delay=delay) as server:
                 settings = LLMSettings(model="bench-judge", backoff_base=0.0)
                 client = LLMClient(settings, store.llm, api_key=None, day=day.isoformat(),

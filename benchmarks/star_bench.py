@@ -26,7 +26,7 @@ from pathlib import Path
 
 from paperbrief.models import Paper
 from paperbrief.profile import load_profile
-from paperbrief.rank import Embedder, rank_papers, select_picks
+from paperbrief.rank import Embedder, rank_for, select_picks
 from paperbrief.rank.evaluate import EvaluatedDay, evaluate_ranking, load_listing_file
 from paperbrief.rank.judge import Replay, ReplayAnswers, judge_ranking, load_replay
 from paperbrief.store import open_store, temporary_store
@@ -80,9 +80,7 @@ def main() -> None:
             reader = day.reader
 
             def rank(papers: list[Paper]) -> list:  # type: ignore[type-arg]
-                cheap = rank_papers(papers, profile, embedder, feedback=reader.taste,
-                                    reference=reader.reference,
-                                    calibration=reader.reader.calibrations.cheap)  # fmt: skip
+                cheap = rank_for(papers, profile, embedder, reader)
                 if answers is None:
                     return cheap
                 return judge_ranking(cheap, profile, answers, reader.reader).ranking

@@ -150,8 +150,7 @@ def test_a_new_rating_changes_the_days_fingerprint(tmp_path, papers, profile, em
     store = stored(tmp_path, papers)
 
     def fingerprint() -> str:
-        return reader_of_day(store.feedback, store.listings, store.rankings, store.verdicts,
-                             embedder, profile, date(2026, 4, 22)).fingerprint  # fmt: skip
+        return reader_of_day(store, embedder, profile, date(2026, 4, 22)).fingerprint
 
     before = fingerprint()
     assert before == fingerprint()

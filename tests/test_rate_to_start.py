@@ -40,8 +40,7 @@ def store(tmp_path):
 
 
 def choose(store, embedder, profile, count=20):
-    return papers_to_rate(store.listings, store.feedback, store.rankings, store.verdicts,
-                          embedder, profile, TODAY, count)  # fmt: skip
+    return papers_to_rate(store, embedder, profile, TODAY, count)
 
 
 def test_the_selection_is_short_diverse_and_covers_every_line(store, embedder, profile):

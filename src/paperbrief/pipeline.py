@@ -177,28 +177,13 @@ def rank_day(
     """
     if history is None:
         history = rank.load_history(store.picks, store.feedback, listing_day)
-    reader = rank.reader_of_day(
-        store.feedback,
-        store.listings,
-        store.rankings,
-        store.verdicts,
-        services.embedder,
-        profile,
-        listing_day,
-    )
+    reader = rank.reader_of_day(store, services.embedder, profile, listing_day)
     fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint + reader.fingerprint
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
             return RankedDay(rank.apply_history(stored, history, profile.language))
-    ranking = rank.rank_papers(
-        papers,
-        profile,
-        services.embedder,
-        feedback=reader.taste,
-        reference=reader.reference,
-        calibration=reader.reader.calibrations.cheap,
-    )
+    ranking = rank.rank_for(papers, profile, services.embedder, reader)
     judged = services.judge.judge(ranking, profile, reader.reader)
     if judged.verdicts:
         store.verdicts.save(listing_day, judged.model, judged.verdicts)

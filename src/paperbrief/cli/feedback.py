@@ -266,16 +266,7 @@ def feedback_start(profile_path: Path | None, count: int, list_only: bool, as_js
     with get_store() as store:
         embedder = Services.build(profile, store, offline=True).embedder
         with console.status("choosing papers to rate …"):
-            chosen = papers_to_rate(
-                store.listings,
-                store.feedback,
-                store.rankings,
-                store.verdicts,
-                embedder,
-                profile,
-                date.today(),
-                count,
-            )
+            chosen = papers_to_rate(store, embedder, profile, date.today(), count)
         if not chosen:
             console.print("nothing left to rate: every recent paper has a rating")
             return

@@ -5,12 +5,13 @@ days, and the day's pick selection.
 Public API::
 
     candidates(listing, profile, keep=()) -> list[Paper]   # the day's papers for the reader
-    reader_of_day(log, listings, rankings, verdicts, embedder, profile, day) -> DayReader
+    reader_of_day(store, embedder, profile, day) -> DayReader
         # the reference, learned taste, taste block, fusion and star calibration of a day
+    rank_for(papers, profile, embedder, reader) -> list[ScoredPaper]  # the day's ranking
     rank_papers(papers, profile, embedder, *, feedback=None, reference=SELF,
                 calibration=None) -> list[ScoredPaper]  # absolute relevance and stars
     load_feedback(log, archive, embedder, settings, before=None, today=None) -> TasteModel
-    papers_to_rate(listings, log, rankings, verdicts, embedder, profile, today) -> list
+    papers_to_rate(store, embedder, profile, today) -> list[ScoredPaper]
         # rate to start: a short, diverse, informative selection
     load_history(picks, log, listing_day) -> History        # picked before, hidden, liked
     apply_history(ranking, history, language) -> list[ScoredPaper]
@@ -25,7 +26,7 @@ from paperbrief.rank.embed import Embedder, EmbeddingCache
 from paperbrief.rank.feedback import load_feedback
 from paperbrief.rank.history import History, apply_history, load_history
 from paperbrief.rank.rate_to_start import papers_to_rate
-from paperbrief.rank.reader import DayReader, Reader, reader_of_day
+from paperbrief.rank.reader import DayReader, Reader, rank_for, reader_of_day
 from paperbrief.rank.select import PickSelection, select_picks, thin_day_note
 from paperbrief.rank.taste import FeedbackExample, TasteModel
 
@@ -43,6 +44,7 @@ __all__ = [
     "load_feedback",
     "load_history",
     "papers_to_rate",
+    "rank_for",
     "rank_papers",
     "reader_of_day",
     "select_picks",

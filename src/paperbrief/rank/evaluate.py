@@ -43,6 +43,7 @@ from paperbrief.rank.reader import (
     DayReader,
     JudgementArchive,
     ScoreArchive,
+    rank_for,
     reader_for,
     reader_of_day,
 )
@@ -339,29 +340,14 @@ def evaluate_ranking(
                 past_posts = [days[past].post(p) for p in all_posts if p.listing_day == past]
                 record_posts(replay.feedback, past_posts, source="eval-replay")
                 recorded.add(past)
-            reader = reader_of_day(
-                replay.feedback,
-                replay.listings,
-                replay.rankings,
-                replay.verdicts,
-                embedder,
-                profile,
-                day,
-                before=day.isoformat() + "T00:00:00+00:00",
-            )
+            before = day.isoformat() + "T00:00:00+00:00"
+            reader = reader_of_day(replay, embedder, profile, day, before=before)
         else:
             reference = reference_for(_NoListings(), profile, day)
             reader = DayReader(
                 reference, taste_model(embedder, profile.rank), reader_for(profile, reference), ""
             )
-        cheap = rank_papers(
-            shuffled.papers,
-            profile,
-            embedder,
-            feedback=reader.taste if reader.taste.ready else None,
-            reference=reader.reference,
-            calibration=reader.reader.calibrations.cheap,
-        )
+        cheap = rank_for(shuffled.papers, profile, embedder, reader)
         ranking, judged = cheap, None
         if judge_replay is not None:
             key = day.isoformat()

@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ValidationError
@@ -80,6 +80,7 @@ JUMP = 2
 
 
 Message = dict[str, str]
+V = TypeVar("V")
 
 
 def prompt_tokens(messages: Sequence[Message]) -> int:
@@ -280,20 +281,23 @@ def judge_ranking(
                 tokens.judge_prompt += prompt_tokens(messages)
         result.batches += len(requests)
 
-    def screen(batches: list[list[ScoredPaper]]) -> dict[str, int]:
-        requests = [
-            screen_messages(profile, reader.taste, [s.paper for s in b], screen_keys(len(b)))
-            for b in batches
-        ]
-        send("screen", requests)
-        found: dict[str, int] = {}
-        for outcome in answers.screen(batches, requests):
+    def gather(outcomes: Sequence[dict[str, V] | Exception]) -> dict[str, V]:
+        found: dict[str, V] = {}
+        for outcome in outcomes:
             if isinstance(outcome, Exception):
                 result.failed_batches += 1
                 result.errors.append(outcome)
             else:
                 found.update(outcome)
         return found
+
+    def screen(batches: list[list[ScoredPaper]]) -> dict[str, int]:
+        requests = [
+            screen_messages(profile, reader.taste, [s.paper for s in b], screen_keys(len(b)))
+            for b in batches
+        ]
+        send("screen", requests)
+        return gather(answers.screen(batches, requests))
 
     def read(papers: Sequence[ScoredPaper], size: int) -> dict[str, Verdict]:
         groups = [list(papers[i : i + size]) for i in range(0, len(papers), size)]
@@ -302,14 +306,7 @@ def judge_ranking(
             for g in groups
         ]
         send("judge", requests)
-        found: dict[str, Verdict] = {}
-        for outcome in answers.read(groups, requests):
-            if isinstance(outcome, Exception):
-                result.failed_batches += 1
-                result.errors.append(outcome)
-            else:
-                found.update(outcome)
-        return found
+        return gather(answers.read(groups, requests))
 
     # 1. The first screen (skipped when the head would take every candidate anyway).
     candidates = usable[: settings.screen_top_k]

@@ -29,10 +29,8 @@ from paperbrief.models import Paper, ScoredPaper, Signal
 from paperbrief.profile import Profile
 from paperbrief.rank import flags
 from paperbrief.rank.candidates import candidates
-from paperbrief.rank.core import rank_papers
 from paperbrief.rank.embed import Embedder
-from paperbrief.rank.feedback import FeedbackLog
-from paperbrief.rank.reader import DayArchive, JudgementArchive, ScoreArchive, reader_of_day
+from paperbrief.rank.reader import ReaderArchive, rank_for, reader_of_day
 from paperbrief.rank.reference import sample_papers
 from paperbrief.rank.text import paper_text
 
@@ -106,10 +104,7 @@ POOL_DAYS = 3  # the most recent stored listing days the selection draws from
 
 
 def papers_to_rate(
-    listings: DayArchive,
-    log: FeedbackLog,
-    scores: ScoreArchive,
-    judgements: JudgementArchive,
+    archive: ReaderArchive,
     embedder: Embedder,
     profile: Profile,
     today: date,
@@ -118,6 +113,7 @@ def papers_to_rate(
     """The papers to ask the reader about now: from the ``POOL_DAYS`` most recent stored
     listing days (else the bundled sample day), ranked as the reader stands now, minus the
     papers they already rated; ``choose_to_rate`` picks ``count`` of them."""
+    listings = archive.listings
     days = listings.days()[-POOL_DAYS:]
     pool: dict[str, Paper] = {}
     for day in days:
@@ -126,20 +122,13 @@ def papers_to_rate(
             pool.update((p.id, p) for p in candidates(listing, profile))
     if not pool:
         pool = {p.id: p for p in sample_papers() if set(p.categories) & set(profile.all_categories)}
-    events = log.events()
+    events = archive.feedback.events()
     rated = {e.paper_id for e in events if e.signal != Signal.SHOWN}
     papers = [p for p in pool.values() if p.id not in rated]
     if not papers:
         return []
-    reader = reader_of_day(log, listings, scores, judgements, embedder, profile, today)
-    ranking = rank_papers(
-        papers,
-        profile,
-        embedder,
-        feedback=reader.taste if reader.taste.ready else None,
-        reference=reader.reference,
-        calibration=reader.reader.calibrations.cheap,
-    )
+    reader = reader_of_day(archive, embedder, profile, today)
+    ranking = rank_for(papers, profile, embedder, reader)
     vectors = np.asarray(embedder.embed([paper_text(s.paper) for s in ranking]))
     known = listings.papers(rated)
     rated_vectors = (

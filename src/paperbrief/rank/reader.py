@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
 
+from paperbrief.models import Paper, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.rank.calibrate import Calibration, anchored, cheap_default, judge_default
+from paperbrief.rank.core import rank_papers
 from paperbrief.rank.embed import Embedder
 from paperbrief.rank.feedback import (
     SIGNAL_WEIGHTS,
@@ -145,11 +147,24 @@ class DayReader:
     fingerprint: str  # changes whenever the feedback or the reference does
 
 
+class ReaderArchive(Protocol):
+    """What the store keeps about the reader and their days (a ``Store`` is one)."""
+
+    @property
+    def listings(self) -> DayArchive: ...
+
+    @property
+    def feedback(self) -> FeedbackLog: ...
+
+    @property
+    def rankings(self) -> ScoreArchive: ...
+
+    @property
+    def verdicts(self) -> JudgementArchive: ...
+
+
 def reader_of_day(
-    log: FeedbackLog,
-    listings: DayArchive,
-    scores: ScoreArchive,
-    judgements: JudgementArchive,
+    archive: ReaderArchive,
     embedder: Embedder,
     profile: Profile,
     listing_day: date,
@@ -160,15 +175,31 @@ def reader_of_day(
     feedback (recorded before ``before``, an ISO timestamp; None: all of it, so a rating
     given a minute ago counts). The one path from stored history to a day's ranking, for the
     daily run and the evaluation (which passes the ranked day, so nothing later leaks in)."""
+    log, listings = archive.feedback, archive.listings
     events = list(log.events(before))
     reference = reference_for(listings, profile, listing_day)
     taste = load_feedback(log, listings, embedder, profile.rank, before=before, today=listing_day)
     papers = listings.papers(dict.fromkeys(e.paper_id for e in events))
     examples = taste_examples(events, papers, embedder)
-    evidence = gather_evidence(events, scores, judgements, listing_day)
+    evidence = gather_evidence(events, archive.rankings, archive.verdicts, listing_day)
     reader = reader_for(profile, reference, evidence, examples)
     digest = hashlib.sha256()
     for event in events:
         digest.update(f"{event.paper_id}|{event.signal}|{event.created_at}|{event.note}\n".encode())
     digest.update(("|".join(reference.days) + f"|{len(reference.papers)}").encode())
     return DayReader(reference, taste, reader, f":reader:{digest.hexdigest()[:12]}")
+
+
+def rank_for(
+    papers: Sequence[Paper], profile: Profile, embedder: Embedder, reader: DayReader
+) -> list[ScoredPaper]:
+    """The cheap ranking of ``papers`` as ``reader`` ranks a day: against its reference,
+    with its learned taste and its cheap-tier star calibration."""
+    return rank_papers(
+        papers,
+        profile,
+        embedder,
+        feedback=reader.taste,
+        reference=reader.reference,
+        calibration=reader.reader.calibrations.cheap,
+    )

@@ -27,6 +27,22 @@ def _verdict(row: sqlite3.Row) -> Verdict:
     )
 
 
+def _in_range(
+    db: Database, table: str, since: date | None, until: date | None, model: str | None
+) -> list[sqlite3.Row]:
+    """Rows of ``table`` (judge_verdicts or judge_screens) between two listing days (and of
+    one model), oldest first."""
+    query = f"SELECT * FROM {table} WHERE 1=1"
+    args: list[str] = []
+    for clause, value in (("day >= ?", since), ("day <= ?", until)):
+        if value is not None:
+            query, args = f"{query} AND {clause}", [*args, value.isoformat()]
+    if model is not None:
+        query, args = query + " AND model = ?", [*args, model]
+    with db.read() as connection:
+        return list(connection.execute(query + " ORDER BY day, created_at, rowid", args))
+
+
 class Verdicts:
     """``store.verdicts``: what the judge said about each paper of a listing day."""
 
@@ -72,16 +88,7 @@ class Verdicts:
         self, since: date | None = None, until: date | None = None, model: str | None = None
     ) -> dict[str, dict[str, int]]:
         """First-screen relevance by listing day (ISO) then arXiv id (the newest wins)."""
-        query = "SELECT * FROM judge_screens WHERE 1=1"
-        args: list[str] = []
-        if since is not None:
-            query, args = query + " AND day >= ?", [*args, since.isoformat()]
-        if until is not None:
-            query, args = query + " AND day <= ?", [*args, until.isoformat()]
-        if model is not None:
-            query, args = query + " AND model = ?", [*args, model]
-        with self._db.read() as db:
-            rows = db.execute(query + " ORDER BY day, created_at, rowid", args).fetchall()
+        rows = _in_range(self._db, "judge_screens", since, until, model)
         found: dict[str, dict[str, int]] = {}
         for row in rows:
             found.setdefault(row["day"], {})[row["paper_id"]] = row["relevance"]
@@ -120,16 +127,7 @@ class Verdicts:
     ) -> dict[str, dict[str, Verdict]]:
         """Verdicts by listing day (ISO) then arXiv id, days in order; when several models
         judged a paper (and no ``model`` is given), the newest verdict wins."""
-        query = "SELECT * FROM judge_verdicts WHERE 1=1"
-        args: list[str] = []
-        if since is not None:
-            query, args = query + " AND day >= ?", [*args, since.isoformat()]
-        if until is not None:
-            query, args = query + " AND day <= ?", [*args, until.isoformat()]
-        if model is not None:
-            query, args = query + " AND model = ?", [*args, model]
-        with self._db.read() as db:
-            rows = db.execute(query + " ORDER BY day, created_at, rowid", args).fetchall()
+        rows = _in_range(self._db, "judge_verdicts", since, until, model)
         found: dict[str, dict[str, Verdict]] = {}
         for row in rows:
             found.setdefault(row["day"], {})[row["paper_id"]] = _verdict(row)

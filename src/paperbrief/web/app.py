@@ -84,16 +84,7 @@ class Site:
             return []
         with self.store() as store:
             embedder = Services.build(profile, store, offline=True).embedder
-            chosen = papers_to_rate(
-                store.listings,
-                store.feedback,
-                store.rankings,
-                store.verdicts,
-                embedder,
-                profile,
-                date.today(),
-                count,
-            )
+            chosen = papers_to_rate(store, embedder, profile, date.today(), count)
         return [s.paper.id for s in chosen]
 
     def profile_text(self) -> str:
