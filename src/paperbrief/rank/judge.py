@@ -49,6 +49,7 @@ from paperbrief.errors import FATAL, PaperbriefError
 from paperbrief.llm import CompletesJSON, StructuredLLM
 from paperbrief.models import Fallback, ScoredPaper
 from paperbrief.profile import Profile
+from paperbrief.prompts import line_named
 from paperbrief.rank import flags
 from paperbrief.rank.calibrate import stars_of
 from paperbrief.rank.injection import flagged_papers
@@ -123,22 +124,20 @@ class JudgeResult:
 
 
 def _verdicts(answer: JudgeAnswer, keys: Sequence[str], profile: Profile) -> dict[str, Verdict]:
-    """Verdicts by key, keeping only keys we sent; a line that is not the profile's is
-    dropped (None: keep the cheap line), an empty line is the judge's "none of them"."""
-    names = {line.name for line in profile.research_lines}
+    """Verdicts by key, keeping only keys we sent; a line that names none of the profile's
+    is dropped (None: keep the cheap line), an empty line is the judge's "none of them"."""
     sent = set(keys)
     found: dict[str, Verdict] = {}
     for item in answer.papers:
         if item.key in sent and item.key not in found:
-            found[item.key] = _verdict(item, names)
+            found[item.key] = _verdict(item, profile)
     return found
 
 
-def _verdict(item: JudgeVerdict, names: set[str]) -> Verdict:
-    line = item.line.strip()
+def _verdict(item: JudgeVerdict, profile: Profile) -> Verdict:
     return Verdict(
         stars=item.stars,
-        line=line if line in names or not line else None,
+        line=line_named(item.line, profile),
         reason=" ".join(item.reason.split()),
         must_read=item.must_read,
         instructions=item.instructions,
