@@ -9,8 +9,7 @@ from datetime import date
 import pytest
 
 from paperbrief.models import Listing
-from paperbrief.profile import load_profile
-from paperbrief.rank import Embedder, rank_papers, select_picks
+from paperbrief.rank import rank_papers, select_picks
 from paperbrief.rank.calibrate import (
     BAND_EDGES,
     Calibration,
@@ -22,18 +21,7 @@ from paperbrief.rank.calibrate import (
 from paperbrief.rank.evaluate import load_listing_file
 from paperbrief.rank.reference import MIN_PAPERS, SELF, reference_for, sample_papers
 from paperbrief.store import open_store
-from tests.support.rank import RANK_FIXTURES, seeded_store
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory, encoder) -> Embedder:
-    store = seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite")
-    return Embedder(cache=store.embeddings, encoder=encoder)
-
-
-@pytest.fixture(scope="module")
-def profile():
-    return load_profile(RANK_FIXTURES / "profile.toml")
+from tests.support.rank import RANK_FIXTURES, rank_embedder, rank_profile  # noqa: F401 (fixtures)
 
 
 @pytest.fixture(scope="module")

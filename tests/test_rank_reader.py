@@ -8,8 +8,7 @@ from datetime import date
 import pytest
 
 from paperbrief.models import Listing, Signal
-from paperbrief.profile import load_profile
-from paperbrief.rank import Embedder, rank_papers
+from paperbrief.rank import rank_papers
 from paperbrief.rank.evaluate import load_listing_file
 from paperbrief.rank.fusion import PRIOR_PICKS, Evidence, learn_fusion, learn_weight
 from paperbrief.rank.imported import RATING_NOTE, rating_of
@@ -23,20 +22,9 @@ from paperbrief.rank.taste_block import (
 )
 from paperbrief.records import PaperJudgement
 from paperbrief.store import open_store
-from tests.support.rank import RANK_FIXTURES, seeded_store
+from tests.support.rank import RANK_FIXTURES, rank_embedder, rank_profile  # noqa: F401 (fixtures)
 
 DAY = date(2026, 4, 21)
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory, encoder) -> Embedder:
-    store = seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite")
-    return Embedder(cache=store.embeddings, encoder=encoder)
-
-
-@pytest.fixture(scope="module")
-def profile():
-    return load_profile(RANK_FIXTURES / "profile.toml")
 
 
 @pytest.fixture()

@@ -8,26 +8,13 @@ import numpy as np
 import pytest
 
 from paperbrief.models import Listing, Signal
-from paperbrief.profile import load_profile
-from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import load_listing_file
 from paperbrief.rank.rate_to_start import choose_to_rate, papers_to_rate, uncertainty
 from paperbrief.rank.text import paper_text
 from paperbrief.store import open_store
-from tests.support.rank import RANK_FIXTURES, seeded_store
+from tests.support.rank import RANK_FIXTURES, rank_embedder, rank_profile  # noqa: F401 (fixtures)
 
 TODAY = date(2026, 4, 27)
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory, encoder) -> Embedder:
-    store = seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite")
-    return Embedder(cache=store.embeddings, encoder=encoder)
-
-
-@pytest.fixture(scope="module")
-def profile():
-    return load_profile(RANK_FIXTURES / "profile.toml")
 
 
 @pytest.fixture()
