@@ -244,7 +244,11 @@ class LLMSettings(Strict):
         " (default: keep them, marked ⚠; the footer counts them).",
     )
     daily_token_budget: int = Field(
-        400_000, ge=0, description="Prompt+completion tokens one day may spend (0 = no limit)."
+        600_000,
+        ge=0,
+        description="Prompt+completion tokens one day may spend (0 = no limit): room for the"
+        " judge's [rank] judge_prompt_tokens (300k) and the writing (~150k prompt, ~40k"
+        " completion), with retries.",
     )
     daily_cost_budget: float = Field(
         2.0, ge=0, description="Money one day may spend, in price-table units (0 = no limit)."
