@@ -6,8 +6,8 @@ days compare):
 
 * informative: the pool is the ranking's upper part, where the reader's taste decides
   (``POOL_SHARE`` of it), each paper weighted by how unsure the ranking is about it — highest
-  at the boundary where 2 stars start and falling off towards the very top and the bottom of
-  the pool (``uncertainty``);
+  at the boundary where 3 stars start ("the kind of paper this reader usually keeps") and
+  falling off towards the very top and the bottom of the pool (``uncertainty``);
 * diverse: greedily, each next paper maximises ``uncertainty x (1 - nearness)``, nearness
   being the highest cosine to a paper already chosen or already rated; every research line
   gets ``per_line`` papers first while the pool has them;
