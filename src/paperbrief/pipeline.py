@@ -171,27 +171,28 @@ def rank_day(
     star calibration learned from their feedback) ranks the day; any new rating changes its
     fingerprint, so the next ranking uses it at once. The services' judge then screens and
     reads the head of the cheap ranking and every verdict and screen is stored
-    (``store.verdicts``). A judge that failed (in part) is not stored as the judged ranking,
-    so the next run asks again (answers that did arrive are cached): it is kept apart, for
-    the web UI only, and its fallback says why.
+    (``store.verdicts``). A ranking made without the embedding model, or by a judge that
+    failed (in part), is not stored as the day's ranking, so the next run ranks again
+    (answers that did arrive are cached): it is kept apart, for the web UI only, and its
+    fallback says why.
     """
     if history is None:
         history = rank.load_history(store.picks, store.feedback, listing_day)
-    reader = rank.reader_of_day(store, services.embedder, profile, listing_day)
+    reader = services.ranking.reader(store, profile, listing_day)
     fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint + reader.fingerprint
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
             return RankedDay(rank.apply_history(stored, history, profile.language))
-    ranking = rank.rank_for(papers, profile, services.embedder, reader)
-    judged = services.judge.judge(ranking, profile, reader.reader)
+    cheap = services.ranking.rank(papers, profile, reader)
+    judged = services.judge.judge(cheap.ranking, profile, reader.reader)
     if judged.verdicts:
         store.verdicts.save(listing_day, judged.model, judged.verdicts)
     if judged.screens:
         store.verdicts.save_screens(listing_day, judged.model, judged.screens)
-    incomplete = ":incomplete" if judged.fallback is not None else ""
+    fallbacks = tuple(f for f in (cheap.fallback, judged.fallback) if f is not None)
+    incomplete = ":incomplete" if fallbacks else ""
     store.rankings.save(listing_day, fingerprint + incomplete, judged.ranking)
-    fallbacks = (judged.fallback,) if judged.fallback is not None else ()
     return RankedDay(rank.apply_history(judged.ranking, history, profile.language), (), fallbacks)
 
 

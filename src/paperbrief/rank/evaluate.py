@@ -34,7 +34,7 @@ from paperbrief.profile import Profile
 from paperbrief.rank.bm25 import BM25Index
 from paperbrief.rank.core import content_order, rank_papers
 from paperbrief.rank.embed import Embedder
-from paperbrief.rank.feedback import FeedbackRecorder, taste_model
+from paperbrief.rank.feedback import FeedbackRecorder
 from paperbrief.rank.imported import RecordedPost, load_posts, record_posts
 from paperbrief.rank.judge import JudgeResult, Replay, ReplayAnswers, judge_ranking
 from paperbrief.rank.metrics import PostResult, summarize
@@ -43,11 +43,10 @@ from paperbrief.rank.reader import (
     DayReader,
     JudgementArchive,
     ScoreArchive,
+    cold_reader,
     rank_for,
-    reader_for,
     reader_of_day,
 )
-from paperbrief.rank.reference import reference_for
 from paperbrief.rank.scorers import line_query_text
 from paperbrief.rank.text import paper_text, tokenize
 from paperbrief.records import Verdict
@@ -343,10 +342,7 @@ def evaluate_ranking(
             before = day.isoformat() + "T00:00:00+00:00"
             reader = reader_of_day(replay, embedder, profile, day, before=before)
         else:
-            reference = reference_for(_NoListings(), profile, day)
-            reader = DayReader(
-                reference, taste_model(embedder, profile.rank), reader_for(profile, reference), ""
-            )
+            reader = cold_reader(_NoListings(), embedder, profile, day)
         cheap = rank_for(shuffled.papers, profile, embedder, reader)
         ranking, judged = cheap, None
         if judge_replay is not None:

@@ -25,6 +25,7 @@ from paperbrief.rank.feedback import (
     PaperArchive,
     latest_signals,
     load_feedback,
+    taste_model,
 )
 from paperbrief.rank.fusion import Evidence, Fusion, learn_fusion
 from paperbrief.rank.imported import rating_of
@@ -188,6 +189,18 @@ def reader_of_day(
         digest.update(f"{event.paper_id}|{event.signal}|{event.created_at}|{event.note}\n".encode())
     digest.update(("|".join(reference.days) + f"|{len(reference.papers)}").encode())
     return DayReader(reference, taste, reader, f":reader:{digest.hexdigest()[:12]}")
+
+
+def cold_reader(
+    listings: ListingArchive, embedder: Embedder, profile: Profile, listing_day: date
+) -> DayReader:
+    """The reader of a day with no feedback counted: the reference and the profile's
+    defaults alone (an evaluation without history, or a day ranked without the embedding
+    model, where the learned taste cannot be read)."""
+    reference = reference_for(listings, profile, listing_day)
+    return DayReader(
+        reference, taste_model(embedder, profile.rank), reader_for(profile, reference), ":cold"
+    )
 
 
 def rank_for(
