@@ -4,7 +4,6 @@ key per model (vectors of the two backends never mix)."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
@@ -30,8 +29,13 @@ from paperbrief.rank.embed import (
 )
 from paperbrief.rank.text import text_hash
 from paperbrief.store import open_store
-from tests.support import EXAMPLE_PROFILE, FIXTURES, ROOT
-from tests.support.embedding import SAMPLE_VECTORS, sample_day_texts, sample_vectors
+from tests.support import EXAMPLE_PROFILE, ROOT
+from tests.support.embedding import (
+    SAMPLE_VECTORS,
+    sample_day_texts,
+    sample_vectors,
+    unseen_listing,
+)
 
 SHIPPED = embed._model_file
 
@@ -128,19 +132,6 @@ def test_a_fifo_or_a_truncated_file_in_its_place_is_refused_at_once(tmp_path, mo
     model_file_replaced_by(monkeypatch, short)
     with pytest.raises(EmbeddingModelError, match="wrong size"):
         load_encoder()
-
-
-def unseen_listing(tmp_path: Path) -> Path:
-    """The pipeline's day with every title changed: none of its texts has a vector shipped
-    with paperbrief (the sample day's are), so ranking it needs the model."""
-    lines = (FIXTURES / "pipeline" / "2026-05-22.jsonl").read_text(encoding="utf-8").splitlines()
-    items = [json.loads(line) for line in lines if line.strip()]
-    path = tmp_path / "2026-05-22.jsonl"
-    path.write_text(
-        "".join(json.dumps({**i, "title": i["title"] + " (revised)"}) + "\n" for i in items),
-        encoding="utf-8",
-    )
-    return path
 
 
 def test_without_a_loadable_model_the_day_is_ranked_lexically_exit_8_and_the_footer_says_so(

@@ -15,6 +15,7 @@ services) get a data home whose vector cache already holds what they embed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -28,7 +29,7 @@ from paperbrief.rank.scorers import line_query_text
 from paperbrief.rank.text import paper_text, text_hash
 from paperbrief.sources import load_snapshot
 from paperbrief.store import Store, open_store
-from tests.support import EXAMPLE_LISTING, EXAMPLE_PROFILE
+from tests.support import EXAMPLE_LISTING, EXAMPLE_PROFILE, FIXTURES
 
 SAMPLE_VECTORS = BUNDLED_VECTORS
 
@@ -127,3 +128,17 @@ def write_sample_vectors(encoder: TextEncoder | None = None) -> Path:
 
 if __name__ == "__main__":
     print(f"wrote {write_sample_vectors()}")
+
+
+def unseen_listing(folder: Path) -> Path:
+    """The pipeline's day (``tests/fixtures/pipeline``) with every title changed, written
+    to ``folder``: none of its texts has a vector shipped with paperbrief (the sample day's
+    are), so ranking it runs the model."""
+    source = FIXTURES / "pipeline" / "2026-05-22.jsonl"
+    items = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line]
+    path = folder / "2026-05-22.jsonl"
+    path.write_text(
+        "".join(json.dumps({**i, "title": i["title"] + " (revised)"}) + "\n" for i in items),
+        encoding="utf-8",
+    )
+    return path
