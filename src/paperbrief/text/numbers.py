@@ -319,6 +319,8 @@ def find_numbers(text: str) -> list[NumberMention]:
         if not whole and not fraction:
             continue
         start, end = match.start(), match.end()
+        if sign and start and text[start - 1].isdigit():
+            sign, start = "", start + 1  # "11-17%" is a range, not a negative 17
         before = text[start - 1] if start else ""
         if not whole and (before.isalnum() or before == "."):
             continue  # ".5" of "v.5" or "1..5"
@@ -333,7 +335,7 @@ def find_numbers(text: str) -> list[NumberMention]:
         raw_scale = (match.group("scale") or "").strip()
         after = text[end : end + 1]
         mention = NumberMention(
-            text=match.group(0).strip(),
+            text=text[start:end].strip(),
             value=float((whole or "0").replace(",", "") + (fraction or "")),
             decimals=len(fraction) - 1 if fraction else 0,
             unit=unit,
