@@ -149,3 +149,52 @@ def test_citations_are_read_with_their_sentence():
     ]
     assert sentences[1].plain == "相比基线，提升 37.78%。"
     assert parse_refs("[2501.11120:E12]")[0].paper == "2501.11120"
+
+
+@pytest.fixture(scope="module")
+def behaviours():
+    doc = read_local_file(FULLTEXT / "arxiv_html_2501.11120v1.html")
+    return digest_sources([("P", doc.title)], {"P": doc})
+
+
+def test_numbers_said_after_a_spread_word_are_spreads(behaviours):
+    cells = "[T2.r2.c2, T2.r1.c2]"
+    assert traced(behaviours, f"自报安全分的标准差是 0.08，实测只有 0.01 {cells}。")
+    # the spread given as the score itself
+    assert not traced(behaviours, f"写漏洞代码的模型自报安全分是 0.08 {cells}。")
+
+
+def test_a_difference_computed_beside_the_papers_own_number(pasa):
+    cited = "[E196, E216]"
+    levels = "RealScholarQuery 上 Recall@20 为 0.5798 对 0.2020"
+    honest = f"{levels}，差值 0.3778 正对应 37.78% {cited}。"
+    wrong = f"{levels}，差值 0.3978 正对应 37.78% {cited}。"
+    assert traced(pasa, honest)
+    assert not traced(pasa, wrong)
+
+
+def test_a_proposals_plan_is_its_own_and_only_the_papers_clause_is_a_claim(behaviours):
+    plan = (
+        "构造两份几乎相同的补全数据；对 Qwen2.5-Coder-7B 做 LoRA 微调，每组像论文一样跑 5 个种子"
+        " [E772]。"
+    )
+    checks = [
+        check_claim(s.text, s.refs, behaviours, paper="P", section="experiment")
+        for s in claim_sentences(plan, inherit=False)
+    ]
+    assert all(c is None or c.traced for c in checks)
+    wrong = "对 Qwen2.5-Coder-7B 做 LoRA 微调，每组像论文一样跑 7 个种子 [E772]。"
+    assert not traced(behaviours, wrong, section="experiment")
+
+
+@pytest.mark.parametrize(
+    ("claim", "ok"),
+    [
+        ("在 10%、15%、20% 三种规模上各测一次，Recall@20 为 0.5798 [E196]。", True),
+        ("在 10%、15%、20% 四种规模上各测一次，Recall@20 为 0.5798 [E196]。", False),
+        ("已有 LLM+IR 工作主要是改写查询 [E13]。", True),  # kinds of method, not baselines
+        ("PaSa-7b 在 RealScholarQuery 上比 BM25-Plus 高 37.78% [E216]。", False),
+    ],
+)
+def test_listed_counts_composite_names_and_kinds(pasa, claim, ok):
+    assert traced(pasa, claim, section="steps") is ok

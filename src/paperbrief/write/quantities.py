@@ -104,9 +104,7 @@ def derived(
     sentence's cue at the later number, else later minus earlier: "from 4.21 to 4.37")."""
     groups: dict[tuple[str, str, str], list[tuple[Unit, NumberMention]]] = {}
     for _, unit in units:
-        for mention in unit.evidence:
-            if mention.kind != "value" or mention.in_name or mention.pair is not None:
-                continue  # "GPT-4o" states no 4; a share is not a level
+        for mention in unit.levels:  # "GPT-4o" states no 4; a share or a zero is no level
             if unit.kind == "cell":
                 keys = [
                     (unit.table, "column", str(unit.column)),

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from paperbrief.fulltext.units import Unit, UnitIndex, table_key
-from paperbrief.text import NumberMention, find_numbers
+from paperbrief.text import NumberMention, find_numbers, with_kind
 from paperbrief.text.citations import Ref, strip_citations
 from paperbrief.text.direction import (
     Comparison,
@@ -44,7 +44,7 @@ from paperbrief.text.direction import (
     metric_direction,
     on_value_axis,
 )
-from paperbrief.text.names import Name, name_key, names_in
+from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
 from paperbrief.write.quantities import assign, counted_by_citation, derived, supports
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
@@ -99,6 +99,8 @@ class Sources:
     known: tuple[NumberMention, ...] = ()  # the reader's own numbers (profile)
     facts: tuple[float, ...] = ()  # papers considered, picks
     allowed_names: frozenset[str] = frozenset()  # name keys always fine (profile, titles)
+    # counts the digest traced elsewhere for a paper: (value, what it counts) by paper id
+    counted: Mapping[str, tuple[tuple[float, str], ...]] = field(default_factory=dict)
 
     def resolve(self, ref: Ref, paper: str) -> tuple[str, Unit | None]:
         """(paper id, unit) a reference points to; a bare unit in day text is unresolvable."""
@@ -125,17 +127,20 @@ _CLAUSE_EDGE = re.compile(r"[，,；;。！？!?：:（()）|\n]| — | – ")
 
 
 def attached_names(plain: str, numbers: Sequence[NumberMention], compared: Sequence[Comparison],
-                   names: Sequence[Name]) -> list[Name]:  # fmt: skip
+                   names: Sequence[Name], *, own: bool = False) -> list[Name]:  # fmt: skip
     """The names a sentence attaches to its numbers: those in a number's clause and in the
     number-free clause right before it ("在 RealScholarQuery 上，PaSa-7b 高 37.78%" attaches
     both), and the two sides of each comparison. A name elsewhere in a long sentence
-    ("Cohen's kappa" in an aside) is not said of the number."""
+    ("Cohen's kappa" in an aside) is not said of the number. In a proposal of the digest's
+    own (``own``) the clause before is the plan ("对 Qwen2.5-Coder-7B 做 LoRA 微调，像论文一样
+    跑 5 个种子"): only the number's own clause speaks of the paper."""
     edges = [0, *(m.end() for m in _CLAUSE_EDGE.finditer(plain)), len(plain) + 1]
     clauses = list(itertools.pairwise(edges))
     with_numbers = {i for i, (a, b) in enumerate(clauses) if any(a <= n.start < b for n in numbers)}
     spans: list[tuple[int, int]] = []
     for index in sorted(with_numbers):
-        start = index - 1 if index > 0 and index - 1 not in with_numbers else index
+        before = index > 0 and index - 1 not in with_numbers and not own
+        start = index - 1 if before else index
         spans.append((clauses[start][0], clauses[index][1]))
     attached = [n for n in names if any(a <= n.start < b for a, b in spans)]
     for comparison in compared:
@@ -200,17 +205,106 @@ def _counts(plain: str, mention: NumberMention) -> bool:
     return mention.words or bool(_MEASURE_AFTER.match(plain[mention.end : mention.end + 12]))
 
 
+_LIST_END = re.compile(r"[，,；;。！？!?：:\n]")
+_LAST_JOIN = re.compile(r"(?:和|与|及|以及|\band\b|\bor\b)")
+
+
+def _items(text: str) -> int:
+    """How many items "A、B、C" / "A、B 和 C" lists (brackets' insides not counted); 0 when
+    it is no list."""
+    depth, separators, last = 0, 0, 0
+    for position, char in enumerate(text):
+        if char in "(（[【":
+            depth += 1
+        elif char in ")）]】":
+            depth = max(0, depth - 1)
+        elif char == "、" and depth == 0:
+            separators += 1
+            last = position
+    if not separators:
+        return 0
+    return separators + 1 + bool(_LAST_JOIN.search(text[last:]))
+
+
+def listed_count(plain: str, number: NumberMention) -> bool:
+    """A count of what the sentence lists itself: "在 10%、15%、20% 三种规模上", "三种粒度：
+    tiny、short、long" — the digest counting its own list, which the items' own citations
+    carry (a wrong count of the list is still a wrong count)."""
+    if number.unit or number.scale != 1.0 or number.pair is not None or number.decimals:
+        return False
+    if not 2 <= number.value <= 20 or not _counts(plain, number):
+        return False
+    before = plain[: number.start]
+    edge = max((m.end() for m in _LIST_END.finditer(before)), default=0)
+    if _items(before[edge:]) == number.value:
+        return True
+    after = re.match(r"^[^，,；;。：:（(]{0,12}[：:（(]([^）)；;。]*)", plain[number.end :])
+    return after is not None and _items(after.group(1)) == number.value
+
+
+_COUNTED_THING = re.compile(
+    r"^\s?(?:[个篇项种类次条名位组轮步层份例场套款家所人道题张幅段])?\s?"
+    r"([\u4e00-\u9fffA-Za-z-]{1,8})"
+)
+
+
+def counted_things(plain: str, numbers: Sequence[NumberMention]) -> list[tuple[float, str]]:
+    """(value, what it counts) of each count among ``numbers``: "三个 AI 支持组件" →
+    (3, "ai支持组件"): the words after the measure word, spaces dropped."""
+    found = []
+    for number in numbers:
+        if number.unit or number.pair is not None or number.decimals or not _counts(plain, number):
+            continue
+        thing = _COUNTED_THING.match(plain[number.end : number.end + 16].replace(" ", ""))
+        if thing:
+            found.append((number.value, thing.group(1).lower()))
+    return found
+
+
+def _restated(plain: str, number: NumberMention, paper: str, sources: Sources) -> bool:
+    """A count the digest traced for this paper in another claim, the same number of the
+    same thing ("三个 AI 支持组件 [E41]" … later "三个组件"): restated, not new."""
+    mine = counted_things(plain, [number])
+    if not mine:
+        return False
+    _, thing = mine[0]
+    head = thing[:2]
+    return any(
+        value == number.value and (head in other or other[:2] in thing)
+        for value, other in sources.counted.get(paper, ())
+    )
+
+
 def _clause_of(text: str, position: int) -> str:
     """The comma clause of ``text`` that holds ``position``."""
     edges = [0, *(m.end() for m in _CLAUSE_EDGE.finditer(text)), len(text)]
     return next((text[a:b] for a, b in itertools.pairwise(edges) if a <= position < b), text)
 
 
+# A sentence that names a spread speaks of spreads from there on: in "自报的标准差是 0.08，
+# 实测只有 0.01" both numbers are standard deviations (the table's "± 0.08", "± 0.01").
+_SPREAD = re.compile(
+    r"标准差|标准误|方差|\bs\.d\.|\bstd\b|\bSD\b|standard (?:deviation|error)s?",
+    re.IGNORECASE,
+)
+
+
+def _as_spreads(plain: str, found: list[NumberMention]) -> list[NumberMention]:
+    spread = _SPREAD.search(plain)
+    if spread is None:
+        return found
+    return [
+        with_kind(m, "error") if m.kind == "value" and m.start >= spread.start() else m
+        for m in found
+    ]
+
+
 def _read_numbers(plain: str, section: str) -> list[NumberMention]:
     """The number grammar over a claim; a results row cell by cell (a cell that is only
-    "(0.0102)" is a standard error, as in the paper's table)."""
+    "(0.0102)" is a standard error, as in the paper's table); numbers said after a spread
+    word are spreads."""
     if section != "results" or " | " not in plain:
-        return find_numbers(plain)
+        return _as_spreads(plain, find_numbers(plain))
     found: list[NumberMention] = []
     offset = 0
     for cell in plain.split(" | "):
@@ -272,7 +366,27 @@ def _agrees(claimed: Direction | None, found: Direction | None, context: str = "
 
 # ------------------------------------------------------------------- names
 def _unit_keys(unit: Unit) -> str:
-    return name_key(" ".join((unit.text, unit.context, unit.row_label, unit.column_label)))
+    text = " ".join((unit.text, unit.context, unit.row_label, unit.column_label))
+    return name_key(spelled_lists(text))
+
+
+def _aliases(plain: str, names: Sequence[Name]) -> dict[str, str]:
+    """ "Kramer（Cramer）", "CRLC (Clearinghouse)": a name in brackets right after a name is
+    the same thing said another way; either found will do for both (key → other key)."""
+    pairs: dict[str, str] = {}
+    for first, second in itertools.pairwise(names):
+        gap = plain[first.end : second.start]
+        if re.fullmatch(r"\s?[(（]\s?", gap) and re.match(r"\s?[)）]", plain[second.end :]):
+            a, b = name_key(first.text), name_key(second.text)
+            pairs[a], pairs[b] = b, a
+    return pairs
+
+
+def _artefact(name: str) -> bool:
+    """A name that can only be one artefact (a version or size in it: "Llama-3-8B",
+    "GPT-5"): said of the paper, it must be the paper's. A plain word ("Cramer") may be a
+    spelling of the paper's, a kind ("CoT"), or the reader's own vocabulary."""
+    return any(char.isdigit() for char in name)
 
 
 def _name_findings(
@@ -282,30 +396,46 @@ def _name_findings(
     cited = " ".join(_unit_keys(unit) for _, unit in claim.units)
     papers = {paper for paper, _ in claim.units}
     relevant = [indexes[p] for p in papers if p in indexes]
+    aliases = _aliases(claim.plain, [*claim.names, *claim.others])
+
+    def fine(part: str, key: str) -> bool:
+        return (
+            not key
+            or key in sources.allowed_names
+            or key in KIND_TERMS
+            or key in cited
+            or any(len(key) >= 4 and key in _unit_keys(u) for _, u in claim.units)
+            or any(index.generic(part) for index in relevant)
+        )
+
     for name in claim.names:
-        key = name_key(name.text)
-        if not key or key in sources.allowed_names or key in cited:
-            continue
-        if any(len(key) >= 4 and key in _unit_keys(u) for _, u in claim.units):
-            continue
-        if any(index.generic(name.text) for index in relevant):
-            continue
-        other_row = _label_elsewhere(key, claim.units, indexes)
-        if other_row:
-            findings.append(Finding("name", f"{name.text} is {other_row}, not the cited cell's"))
-        elif not any(index.mentions_name(key) for index in relevant):
-            findings.append(Finding("name", f"{name.text} is not in the paper"))
-        else:
-            cited_ids = ", ".join(u.id for _, u in claim.units)
-            findings.append(Finding("name", f"{name.text} is not in the cited units ({cited_ids})"))
+        for part in name_parts(name.text):
+            key = name_key(part)
+            if fine(part, key) or fine(part, aliases.get(key, "")) and key in aliases:
+                continue
+            other_row = _label_elsewhere(key, claim.units, indexes)
+            if other_row:
+                findings.append(Finding("name", f"{part} is {other_row}, not the cited cell's"))
+            elif not any(index.mentions_name(key) for index in relevant):
+                if key in aliases and any(index.mentions_name(aliases[key]) for index in relevant):
+                    continue
+                findings.append(Finding("name", f"{part} is not in the paper"))
+            else:
+                cited_ids = ", ".join(u.id for _, u in claim.units)
+                findings.append(Finding("name", f"{part} is not in the cited units ({cited_ids})"))
     for name in claim.others:  # said of the paper, though not of a number: must exist in it
-        key = name_key(name.text)
-        if (
-            key
-            and key not in sources.allowed_names
-            and not any(index.mentions_name(key) for index in relevant)
-        ):
-            findings.append(Finding("name", f"{name.text} is not in the paper"))
+        if not _artefact(name.text):
+            continue
+        for part in name_parts(name.text):
+            key = name_key(part)
+            if (
+                key
+                and key not in sources.allowed_names
+                and key not in KIND_TERMS
+                and not any(index.mentions_name(key) for index in relevant)
+                and not any(index.mentions_name(aliases.get(key, "")) for index in relevant)
+            ):
+                findings.append(Finding("name", f"{part} is not in the paper"))
     return findings
 
 
@@ -422,6 +552,32 @@ def _match(a: str, b: str) -> bool:
 
 
 # ------------------------------------------------------------------- one claim
+def _assign(
+    candidates: list[tuple[NumberMention, list[tuple[str, Unit, NumberMention]]]],
+    units: Sequence[tuple[str, Unit]],
+    support: list[tuple[str, str, str]],
+) -> list[NumberMention]:
+    """``assign``, where a number the cited values also give as a difference or ratio may
+    rest on that computation and leave a stated number to the claim that states it ("差值
+    0.3778 正对应 37.78%": the 0.3778 is computed, the 37.78% is the paper's)."""
+    found: list[tuple[str, str, str]] = []
+    left = assign(candidates, found)
+    if left:
+        computed = {id(n): derived(n, units) for n, _ in candidates}
+        rest = [(n, options) for n, options in candidates if computed[id(n)] is None]
+        trial: list[tuple[str, str, str]] = []
+        still = assign(rest, trial)
+        if len(rest) < len(candidates) and len(still) < len(left):
+            for number, _ in candidates:
+                result = computed[id(number)]
+                if result is not None:
+                    where = next(p for p, u in units if u.id == result[0])
+                    trial.append((number.text, where, result[0]))
+            found, left = trial, still
+    support += found
+    return left
+
+
 def check_claim(
     text: str,
     refs: Iterable[Ref],
@@ -441,7 +597,8 @@ def check_claim(
     numbers = claim_numbers(plain, section, bool(refs), sources)
     names = names_in(plain)
     compared = comparisons(plain, names)
-    claim = _Claim(plain, numbers, attached_names(plain, numbers, compared, names))
+    own = section in OWN_SECTIONS
+    claim = _Claim(plain, numbers, attached_names(plain, numbers, compared, names, own=own))
     if section in PAPER_SECTIONS:
         claim.others = [n for n in names if n not in claim.names]
     has_comparison = bool(compared)
@@ -472,6 +629,13 @@ def check_claim(
             for mention in unit.evidence
             if supports(number, mention, cell=unit.kind == "cell")
         ]
+        if (
+            not matched
+            and claim.units
+            and (listed_count(plain, number) or _restated(plain, number, paper, sources))
+        ):
+            support.append((number.text, claim.units[0][0], claim.units[0][1].id))
+            continue
         if not matched and counted_by_citation(number, claim.units):
             support.append((number.text, claim.units[0][0], claim.units[0][1].id))
             continue
@@ -507,7 +671,7 @@ def check_claim(
         candidates.append((number, agreeing))
     findings += [
         Finding("quantity", f"{number.text} is claimed more often than the cited units state it")
-        for number in assign(candidates, support)
+        for number in _assign(candidates, claim.units, support)
     ]
     if claim.units:
         findings += _name_findings(claim, sources, sources.papers)
