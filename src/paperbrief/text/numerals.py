@@ -84,7 +84,7 @@ _PAIR = re.compile(
     r"years?)\b))",
     re.IGNORECASE,
 )
-_CN_PAIR = re.compile(r"(?P<b>[一二两三四五六七八九十]+)分之(?P<a>[一二两三四五六七八九十]+)")
+_CN_PAIR = re.compile(r"(?P<b>[一二两三四五六七八九十百千万]+)分之(?P<a>[一二两三四五六七八九十]+)")
 # "5 个设置中的 4 个", "五个数据集里有四个": a part of a whole, the pair (4, 5)
 _CN_COUNT = r"(?:\d{1,4}|[一二两三四五六七八九十百]+)"
 _CN_OF_PAIR = re.compile(
@@ -169,8 +169,10 @@ def chinese_numbers(text: str) -> list[WordNumber]:
                            pair=(part, whole))
             )  # fmt: skip
     for match in _CN_PAIR.finditer(text):  # before the fixed words: 三分之一 is not 之一
-        whole, part = chinese_value(match.group("b")), chinese_value(match.group("a"))
-        if whole and part is not None:
+        whole = chinese_value(match.group("b")) or _BIG_UNITS.get(match.group("b"))
+        part = chinese_value(match.group("a"))
+        taken = any(w.start < match.end() and match.start() < w.end for w in found)
+        if whole and part is not None and not taken:
             found.append(
                 WordNumber(match.group(0), match.start(), match.end(), 100 * part / whole, "%",
                            pair=(part, whole))

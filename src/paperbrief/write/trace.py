@@ -39,13 +39,23 @@ from paperbrief.text.direction import (
     Comparison,
     Direction,
     comparisons,
+    cues,
     direction_of,
     lower_is_better,
     metric_direction,
     on_value_axis,
 )
 from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
-from paperbrief.write.quantities import assign, counted_by_citation, derived, supports
+from paperbrief.write.quantities import (
+    assign,
+    computations,
+    counted_by_citation,
+    derived,
+    derives,
+    is_change,
+    states_change,
+    supports,
+)
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
 READER_SECTIONS = frozenset({"reason", "technique", "experiment", "trend", "summary", "theme",
@@ -186,7 +196,8 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
         if day and bare and mention.value in sources.facts:
             continue
         small = bare and mention.value <= 10 and float(mention.value).is_integer()
-        if small and mention.pair is None and (not cited or not _counts(plain, mention)):
+        stated = _counts(plain, mention) or _assigned(plain, mention)
+        if small and mention.pair is None and (not cited or not stated):
             continue  # "0–1 分", "第 2 条", a list's own count: no claim about the paper
         found.append(mention)
     return found
@@ -273,6 +284,12 @@ def _restated(plain: str, number: NumberMention, paper: str, sources: Sources) -
         value == number.value and (head in other or other[:2] in thing)
         for value, other in sources.counted.get(paper, ())
     )
+
+
+def _assigned(plain: str, mention: NumberMention) -> bool:
+    """A small integer written with its sign ("k=-3", "+2"): a value of the paper, not a
+    list's own numbering (unsigned settings such as "n=3" name the example, as labels do)."""
+    return mention.negative or mention.text.lstrip()[:1] in "+＋"
 
 
 def _clause_of(text: str, position: int) -> str:
@@ -382,13 +399,6 @@ def _aliases(plain: str, names: Sequence[Name]) -> dict[str, str]:
     return pairs
 
 
-def _artefact(name: str) -> bool:
-    """A name that can only be one artefact (a version or size in it: "Llama-3-8B",
-    "GPT-5"): said of the paper, it must be the paper's. A plain word ("Cramer") may be a
-    spelling of the paper's, a kind ("CoT"), or the reader's own vocabulary."""
-    return any(char.isdigit() for char in name)
-
-
 def _name_findings(
     claim: _Claim, sources: Sources, indexes: Mapping[str, UnitIndex]
 ) -> list[Finding]:
@@ -423,9 +433,12 @@ def _name_findings(
             else:
                 cited_ids = ", ".join(u.id for _, u in claim.units)
                 findings.append(Finding("name", f"{part} is not in the cited units ({cited_ids})"))
+    for name in [*claim.names, *claim.others]:
+        # "(Laine et al. 2024)": which work the claim is about is what the cited units name
+        key = name_key(name.text)
+        if _WORK_CITED.match(claim.plain[name.end : name.end + 12]) and key not in cited:
+            findings.append(Finding("name", f"{name.text} et al. is not in the cited units"))
     for name in claim.others:  # said of the paper, though not of a number: must exist in it
-        if not _artefact(name.text):
-            continue
         for part in name_parts(name.text):
             key = name_key(part)
             if (
@@ -437,6 +450,9 @@ def _name_findings(
             ):
                 findings.append(Finding("name", f"{part} is not in the paper"))
     return findings
+
+
+_WORK_CITED = re.compile(r"\s*(?:et al\b|等人?(?:\s*[(（]?\s*(?:19|20)\d\d))", re.IGNORECASE)
 
 
 def _label_elsewhere(
@@ -551,9 +567,164 @@ def _match(a: str, b: str) -> bool:
     return bool(a and b) and (a == b or (len(a) >= 4 and a in b) or (len(b) >= 4 and b in a))
 
 
+# ------------------------------------------------------------------- orders and polarity
+# "A 高于 B" said of two numbers: the cue between them says which is larger.
+_THAN = re.compile(
+    r"(?P<up>高于|大于|多于|超过|优于|好于|胜过|强于|快于|陡于|长于|领先于?|"
+    r"\b(?:higher|greater|larger|more|better|faster|steeper|longer|stronger) than|"
+    r"\bexceed(?:s|ed|ing)?\b|\boutperform\w*|\bbeat(?:s|ing)?\b|\bsurpass\w*)"
+    r"|(?P<down>低于|小于|少于|不如|不及|劣于|差于|逊于|弱于|慢于|短于|落后于?|"
+    r"\b(?:lower|smaller|less|fewer|worse|slower|shorter|weaker) than|\bunderperform\w*|"
+    r"\btrail(?:s|ed|ing)?\b)",
+    re.IGNORECASE,
+)
+_MERIT_THAN = re.compile(r"优于|好于|胜过|强于|不如|劣于|差于|逊于|领先|落后|better|worse|"
+                         r"outperform|underperform|beat|surpass|trail", re.IGNORECASE)  # fmt: skip
+_BOUND_THAN = re.compile(r"大于|小于|多于|少于|超过|more|less|fewer|greater", re.IGNORECASE)
+_BREAK = re.compile(r"[，；;。!?！？|\n]|,(?!\d{3})")
+
+
+def _spans(plain: str) -> list[tuple[int, int]]:
+    edges = [0, *(m.end() for m in _BREAK.finditer(plain)), len(plain)]
+    return list(itertools.pairwise(edges))
+
+
+def _levels_of(plain: str) -> list[NumberMention]:
+    return [m for m in find_numbers(plain) if m.kind == "value" and not m.in_name]
+
+
+def _number_after_name(plain: str, name: Name, names: Sequence[Name],
+                       levels: Sequence[NumberMention]) -> NumberMention | None:  # fmt: skip
+    """The number the claim gives ``name`` elsewhere ("未微调 GPT-4o 0.69 | …，高于未微调
+    GPT-4o": the 0.69)."""
+    key = name_key(name.text)
+    for other in names:
+        if other is name or name_key(other.text) != key:
+            continue
+        after = next((m for m in levels if other.end <= m.start <= other.end + 3), None)
+        if after is not None:
+            return after
+    return None
+
+
+def _ordered_numbers(claim: _Claim, names: Sequence[Name]) -> tuple[list[Finding], set[int]]:
+    """A than-comparison between two of the claim's own numbers ("精度 0.95 还略高于 GPT-4o
+    的 0.96", "左侧 α=0.638，陡于右侧 α=0.694"): the larger must be the one said to be higher.
+    Returns the findings and the cue positions it decided."""
+    plain = claim.plain
+    levels = _levels_of(plain)
+    spans = _spans(plain)
+    findings: list[Finding] = []
+    decided: set[int] = set()
+    for cue in _THAN.finditer(plain):
+        if _NEGATED.search(plain[max(0, cue.start() - 6) : cue.start()]):
+            continue
+        index = next(i for i, (a, b) in enumerate(spans) if a <= cue.start() < b)
+        start, end = spans[index]
+        before = [m for m in levels if start <= m.start < cue.start()]
+        if not before and index and len(plain[start : cue.start()].strip()) <= 3:
+            previous = spans[index - 1]
+            before = [m for m in levels if previous[0] <= m.start < previous[1]]
+        after = [m for m in levels if cue.end() <= m.start < end]
+        right = after[0] if after else None
+        bound = right is not None and not plain[cue.end() : right.start].strip()
+        if bound and _BOUND_THAN.search(cue.group(0)):
+            continue  # "超过 1,000", "more than 3": a bound, not a comparison
+        if right is None:
+            name = next((n for n in names if cue.end() <= n.start < end), None)
+            right = _number_after_name(plain, name, names, levels) if name else None
+        if not before or right is None:
+            continue
+        left = before[-1]
+        if left is right or left.unit != right.unit:
+            continue
+        a, b = left.value * left.scale, right.value * right.scale
+        a, b = -a if left.negative else a, -b if right.negative else b
+        if a == b:
+            continue
+        sign = 1 if cue.lastgroup == "up" else -1
+        if _MERIT_THAN.search(cue.group(0)):
+            context = plain + " " + " ".join(u.column_label or u.text for _, u in claim.units)
+            sign = -sign if lower_is_better(context) else sign
+        decided.add(cue.start())
+        if (a > b) != (sign > 0):
+            side = "above" if sign > 0 else "below"
+            findings.append(Finding("comparison", f"{left.text} is not {side} {right.text}"))
+    return findings, decided
+
+
+_BOUND_WORD = re.compile(r"不到|不及|超过|大于|小于|多于|少于|more|less|fewer|up|down",
+                         re.IGNORECASE)  # fmt: skip
+_NEGATED = re.compile(r"(?:不|没有|没|未|并非|not|never|n't)\s*$", re.IGNORECASE)
+
+
+def _polarity_findings(
+    claim: _Claim, names: Sequence[Name], compared: Sequence[Comparison], decided: set[int]
+) -> list[Finding]:
+    """A direction the claim states in words, of no number of its own ("振幅幂律增长", "周期
+    缩短", "与实际风险行为负相关", "不如基线"), against the cited sentences' own cues: when
+    they speak on that axis only the other way, the claim reverses them. A merit cue of a
+    metric whose better side is unknown constrains no value direction (and the reverse)."""
+    plain = claim.plain
+    numbers = find_numbers(plain)
+    named = {c.cue_start for c in compared}
+    evidence: dict[str, set[int]] = {}
+    for _, unit in claim.units:
+        if unit.kind != "sentence" or unit.quoted:
+            continue
+        metric = metric_direction(f"{plain} {unit.text}")
+        for _, _, axis, sign in cues(unit.text):
+            evidence.setdefault(axis, set()).add(sign)
+            if axis in ("value", "merit"):  # the other axis, as far as the metric tells
+                other = "merit" if axis == "value" else "value"
+                evidence.setdefault(other, set()).update({sign * metric} if metric else {1, -1})
+    findings: list[Finding] = []
+    for start, end, axis, sign in cues(plain):
+        if start in named or start in decided or any(n.start <= start < n.end for n in names):
+            continue
+        if _BOUND_WORD.fullmatch(plain[start:end]):
+            continue  # "看不到", "超过" of no number: no direction of a quantity
+        if any(_tied(plain, start, end, m) for m in numbers):
+            continue  # the number's own direction: the quantity check reads it
+        said = evidence.get(axis)
+        if said and sign not in said:
+            findings.append(Finding("direction", f"“{plain[start:end]}”: the cited units say the "
+                                    "opposite"))  # fmt: skip
+    return findings
+
+
+def _tied(plain: str, start: int, end: int, number: NumberMention) -> bool:
+    """Whether the cue at [start, end) gives ``number`` its direction (it sits right before
+    the number in its clause, or right after it)."""
+    if end <= number.start <= end + 14:
+        return not _BREAK.search(plain[end : number.start])
+    return number.end <= start <= number.end + 6 and not _BREAK.search(plain[number.end : start])
+
+
 # ------------------------------------------------------------------- one claim
+Options = list[tuple[str, Unit, NumberMention]]
+
+
+def _computed(
+    number: NumberMention, plain: str, units: Sequence[tuple[str, Unit]]
+) -> tuple[str, Direction | None] | None:
+    """The two cited levels ``number`` is computed from, when it says it is a change, a
+    ratio or a share of something ("不到安全代码模型的一半"); a level such as "k=-2" is never
+    a difference of two other numbers."""
+    allowed = computations(plain, number)
+    if not (is_change(plain, number) or number.unit == "x"):
+        of = re.search(
+            r"(?:的|\bof)\s*[约近~≈]?\s*$", plain[max(0, number.start - 6) : number.start]
+        )
+        if "share" not in allowed or of is None:
+            return None
+        allowed = ("share",)
+    return derived(number, units, allowed)
+
+
 def _assign(
-    candidates: list[tuple[NumberMention, list[tuple[str, Unit, NumberMention]]]],
+    candidates: list[tuple[NumberMention, Options]],
+    plain: str,
     units: Sequence[tuple[str, Unit]],
     support: list[tuple[str, str, str]],
 ) -> list[NumberMention]:
@@ -563,7 +734,7 @@ def _assign(
     found: list[tuple[str, str, str]] = []
     left = assign(candidates, found)
     if left:
-        computed = {id(n): derived(n, units) for n, _ in candidates}
+        computed = {id(n): _computed(n, plain, units) for n, _ in candidates}
         rest = [(n, options) for n, options in candidates if computed[id(n)] is None]
         trial: list[tuple[str, str, str]] = []
         still = assign(rest, trial)
@@ -576,6 +747,139 @@ def _assign(
             found, left = trial, still
     support += found
     return left
+
+
+def _typed_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[Finding]:
+    """ "0.5798，比 0.2020 相对提升 37.78%": a change the claim calls relative (or absolute)
+    must be that computation of the two levels the claim itself states."""
+    findings = []
+    for number in numbers:
+        clause = plain[max(0, number.start - 16) : number.start]
+        if not (_RELATIVE_WORD.search(clause) or _ABSOLUTE_WORD.search(clause)):
+            continue
+        cell = plain.rfind(" | ", 0, number.start) + 1  # the levels it is computed from: before it
+        levels = [
+            m
+            for m in numbers
+            if cell <= m.start < number.start
+            and m.value != number.value
+            and not is_change(plain, m)
+            and not _assigned(plain, m)  # a signed number is a change
+            and m.kind == "value"
+            and m.pair is None
+        ]
+        pairs = [
+            (a, b)
+            for a, b in itertools.combinations(levels, 2)
+            if a.unit == b.unit and a.dimension == b.dimension
+        ]
+        allowed = computations(plain, number)
+        if pairs and not any(derives(number, a.value, b.value, a.unit, allowed) for a, b in pairs):
+            kind = "relative" if "relative" in allowed else "absolute"
+            findings.append(Finding("quantity", f"{number.text} is not the {kind} change of "
+                                    "the levels the claim states"))  # fmt: skip
+    return findings
+
+
+_RELATIVE_WORD = re.compile(r"相对|relative(?:ly)?", re.IGNORECASE)
+_ABSOLUTE_WORD = re.compile(r"绝对|absolute(?:ly)?", re.IGNORECASE)
+
+
+_SOURCE = re.compile(
+    r"\b(?P<kind>Figure|Fig\.|Table|Tab\.)\s*(?P<n>\d+)|(?P<cn>[图表])\s*(?P<m>\d+)",
+    re.IGNORECASE,
+)
+
+
+def _named_source(plain: str, number: NumberMention) -> str:
+    """The figure or table the claim says ``number`` comes from ("Figure 10 图注写 … C=…",
+    "正文和 Table 1 写 8.189×10⁻⁴"): the last one named in the number's clause before it, as
+    a unit's location spells it ("Figure 10", "Table 1"); "" when none is named."""
+    edge = max((m.end() for m in _BREAK.finditer(plain[: number.start])), default=0)
+    named = list(_SOURCE.finditer(plain[edge : number.start]))
+    if not named:
+        return ""
+    last = named[-1]
+    if last.group("cn"):
+        return f"{'Figure' if last.group('cn') == '图' else 'Table'} {last.group('m')}"
+    kind = "Figure" if last.group("kind").lower().startswith("fig") else "Table"
+    return f"{kind} {last.group('n')}"
+
+
+def _quantity_findings(
+    claim: _Claim, compared: Sequence[Comparison], support: list[tuple[str, str, str]],
+    paper: str, sources: Sources,
+) -> list[Finding]:  # fmt: skip
+    """Each claimed number against the cited units: stated (one evidence number each, a
+    change by a change), computed from two cited levels, or a count the digest makes."""
+    plain, units = claim.plain, claim.units
+    findings: list[Finding] = []
+    candidates: list[tuple[NumberMention, Options]] = []
+    for number in claim.numbers:
+        # in "B trails A by 37.78%" the number's direction is the comparison's, whose order
+        # the comparison check reads; on its own it would read as the evidence's opposite
+        claimed = None if compared else direction_of(plain, number.start, number.end)
+        matched: Options = [
+            (where, unit, mention)
+            for where, unit in units
+            for mention in unit.evidence
+            if supports(number, mention, cell=unit.kind == "cell")
+        ]
+        source = _named_source(plain, number)
+        if source and any(u.location == source for _, u in units):
+            # "Figure 10 图注写 C=8.189×10⁻⁴": the number is what that cited source states
+            own = [m for m in matched if m[1].location == source]
+            if matched and not own:
+                findings.append(Finding("quantity", f"{number.text} is not what the cited "
+                                        f"{source} states"))  # fmt: skip
+                continue
+            matched = own
+        levels_only = False
+        if matched and is_change(plain, number):
+            changes = [m for m in matched if states_change(m[1], m[2])]
+            levels_only, matched = not changes, changes
+        if not matched and units and (
+            listed_count(plain, number) or _restated(plain, number, paper, sources)
+            or counted_by_citation(number, units)
+        ):  # fmt: skip
+            support.append((number.text, units[0][0], units[0][1].id))
+            continue
+        if not matched:
+            computed = _computed(number, plain, units)
+            if computed is not None:
+                unit_id, direction = computed
+                if not _agrees(claimed, direction):
+                    findings.append(Finding("direction", f"{number.text}: the cited {unit_id} "
+                                            "moves the other way"))  # fmt: skip
+                    continue
+                where = next(p for p, u in units if u.id == unit_id)
+                support.append((number.text, where, unit_id))
+                continue
+            if units:
+                cited = ", ".join(u.id for _, u in units)
+                why = " as a change (only as a level)" if levels_only else ""
+                findings.append(Finding("quantity", f"{number.text} is not in {cited}{why}"))
+            continue
+        agreeing = [
+            m
+            for m in matched
+            if _agrees(
+                claimed, _evidence_direction(m[1], m[2]), f"{plain} {m[1].text} {m[1].context}"
+            )
+            and _sign_agrees(number, m[1], m[2])
+        ]
+        if not agreeing:
+            findings.append(
+                Finding("direction", f"{number.text}: the cited {matched[0][1].id} says the "
+                        "opposite direction")
+            )  # fmt: skip
+            continue
+        candidates.append((number, agreeing))
+    findings += [
+        Finding("quantity", f"{number.text} is claimed more often than the cited units state it")
+        for number in _assign(candidates, plain, units, support)
+    ]
+    return findings + _typed_against_levels(plain, claim.numbers)
 
 
 def check_claim(
@@ -618,62 +922,10 @@ def check_claim(
         else:
             claim.units.append((where, unit))
     support: list[tuple[str, str, str]] = []
-    candidates: list[tuple[NumberMention, list[tuple[str, Unit, NumberMention]]]] = []
-    for number in numbers:
-        # in "B trails A by 37.78%" the number's direction is the comparison's, whose order
-        # the comparison check reads; on its own it would read as the evidence's opposite
-        claimed = None if compared else direction_of(plain, number.start, number.end)
-        matched: list[tuple[str, Unit, NumberMention]] = [
-            (where, unit, mention)
-            for where, unit in claim.units
-            for mention in unit.evidence
-            if supports(number, mention, cell=unit.kind == "cell")
-        ]
-        if (
-            not matched
-            and claim.units
-            and (listed_count(plain, number) or _restated(plain, number, paper, sources))
-        ):
-            support.append((number.text, claim.units[0][0], claim.units[0][1].id))
-            continue
-        if not matched and counted_by_citation(number, claim.units):
-            support.append((number.text, claim.units[0][0], claim.units[0][1].id))
-            continue
-        if not matched:
-            computed = derived(number, claim.units)
-            if computed is not None:
-                unit_id, direction = computed
-                if not _agrees(claimed, direction):
-                    findings.append(Finding("direction", f"{number.text}: the cited {unit_id} "
-                                            "moves the other way"))  # fmt: skip
-                    continue
-                where = next(p for p, u in claim.units if u.id == unit_id)
-                support.append((number.text, where, unit_id))
-                continue
-            if claim.units:
-                cited = ", ".join(u.id for _, u in claim.units)
-                findings.append(Finding("quantity", f"{number.text} is not in {cited}"))
-            continue
-        agreeing = [
-            m
-            for m in matched
-            if _agrees(
-                claimed, _evidence_direction(m[1], m[2]), f"{plain} {m[1].text} {m[1].context}"
-            )
-            and _sign_agrees(number, m[1], m[2])
-        ]
-        if not agreeing:
-            findings.append(
-                Finding("direction", f"{number.text}: the cited {matched[0][1].id} says the "
-                        "opposite direction")
-            )  # fmt: skip
-            continue
-        candidates.append((number, agreeing))
-    findings += [
-        Finding("quantity", f"{number.text} is claimed more often than the cited units state it")
-        for number in _assign(candidates, claim.units, support)
-    ]
+    findings += _quantity_findings(claim, compared, support, paper, sources)
     if claim.units:
         findings += _name_findings(claim, sources, sources.papers)
         findings += _comparison_findings(claim)
+        ordered, decided = _ordered_numbers(claim, names)
+        findings += ordered + _polarity_findings(claim, names, compared, decided)
     return ClaimCheck(paper, section, plain, refs, tuple(findings), tuple(support), line)
