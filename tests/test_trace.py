@@ -265,3 +265,21 @@ def test_a_cited_work_is_the_one_the_cited_units_name(behaviours):
     claim = "已有自我认知 benchmark（{}）分不清 OOCR 与显式训练 [E276]。"
     assert traced(behaviours, claim.format("Li et al. 2024b"), section="problem")
     assert not traced(behaviours, claim.format("Laine et al. 2024"), section="problem")
+
+
+@pytest.mark.parametrize(
+    ("claim", "ok"),
+    [  # the same direction said on the other axis, where the metric says which way is better
+        ("推理时多跑一遍 Crawler 能提高召回 [E211]。", True),  # "can improve performance"
+        ("去掉 [Expand] 后召回明显变差 [E227]。", True),  # "a significant drop in the recall"
+        ("去掉 [Expand] 后召回反而上升 [E227]。", False),
+        ("去掉 [Expand] 后召回反而变好 [E227]。", False),
+    ],
+)
+def test_a_direction_in_words_may_change_axis_where_the_metric_tells(pasa, claim, ok):
+    assert traced(pasa, claim) is ok
+
+
+def test_a_comparison_in_words_with_an_unnamed_side(behaviours):
+    assert traced(behaviours, "部分问题上只比基线略好 [E33]。")
+    assert not traced(behaviours, "部分问题上甚至不如基线 [E33]。")

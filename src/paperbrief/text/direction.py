@@ -38,7 +38,8 @@ _DOWN = (
     r"降(?!级)|减"
 )
 _BETTER = (
-    r"改善|改进|优于|胜过|好于|领先|超越|更好|improv\w*|better|outperform\w*|beat\w*|surpass\w*"
+    r"改善|改进|优于|胜过|好于|领先|超越|更好|变好|好转|"
+    r"improv\w*|better|outperform\w*|beat\w*|surpass\w*"
 )
 _WORSE = (
     r"变差|退化|恶化|不如|落后|逊于|劣于|差于|worse|degrad\w*|hurt\w*|harm\w*|"
@@ -86,7 +87,7 @@ def _cue_direction(match: re.Match[str]) -> Direction:
 _HIGHER_IS_BETTER = re.compile(
     r"↑|higher is better|\b(?:accuracy|acc|recall|precision|f1|bleu|rouge|score|success|pass@\d*|"
     r"win rate|auc|map|ndcg|mrr|hit|conversion|revenue|sales|satisfaction|throughput|speedup|"
-    r"reward|coverage)\b|准确率|召回率|精确率|成功率|胜率|得分|分数|转化率|销售|满意度|吞吐|加速",
+    r"reward|coverage)\b|准确率|召回|精确率|精度|成功率|胜率|得分|分数|转化率|销售|满意度|吞吐|加速",
     re.IGNORECASE,
 )
 

@@ -668,16 +668,12 @@ def _polarity_findings(
     plain = claim.plain
     numbers = find_numbers(plain)
     named = {c.cue_start for c in compared}
-    evidence: dict[str, set[int]] = {}
+    evidence: set[tuple[str, int]] = set()
     for _, unit in claim.units:
         if unit.kind != "sentence" or unit.quoted:
             continue
-        metric = metric_direction(f"{plain} {unit.text}")
-        for _, _, axis, sign in cues(unit.text):
-            evidence.setdefault(axis, set()).add(sign)
-            if axis in ("value", "merit"):  # the other axis, as far as the metric tells
-                other = "merit" if axis == "value" else "value"
-                evidence.setdefault(other, set()).update({sign * metric} if metric else {1, -1})
+        for start, end, axis, sign in cues(unit.text):
+            evidence |= _readings(unit.text, start, end, axis, sign, lenient=True)
     findings: list[Finding] = []
     for start, end, axis, sign in cues(plain):
         if start in named or start in decided or any(n.start <= start < n.end for n in names):
@@ -686,11 +682,30 @@ def _polarity_findings(
             continue  # "看不到", "超过" of no number: no direction of a quantity
         if any(_tied(plain, start, end, m) for m in numbers):
             continue  # the number's own direction: the quantity check reads it
-        said = evidence.get(axis)
-        if said and sign not in said:
+        mine = _readings(plain, start, end, axis, sign, lenient=False)
+        axes = {a for a, _ in mine}
+        if any(a in axes for a, _ in evidence) and not mine & evidence:
             findings.append(Finding("direction", f"“{plain[start:end]}”: the cited units say the "
                                     "opposite"))  # fmt: skip
     return findings
+
+
+def _readings(
+    text: str, start: int, end: int, axis: str, sign: int, *, lenient: bool
+) -> set[tuple[str, int]]:
+    """What a cue says, on its own axis and, where the metric around it says which way is
+    better ("降低错误率" is a merit gain), on the other. Evidence is read ``lenient``ly: a
+    merit cue of a metric whose better side is unknown may be either value direction."""
+    found = {(axis, sign)}
+    if axis == "correlation":
+        return found
+    metric = metric_direction(text[max(0, start - 16) : end + 16])
+    other = "merit" if axis == "value" else "value"
+    if metric:
+        found.add((other, sign * metric))
+    elif lenient and axis == "merit":
+        found |= {(other, 1), (other, -1)}
+    return found
 
 
 def _tied(plain: str, start: int, end: int, number: NumberMention) -> bool:
@@ -829,11 +844,12 @@ def _quantity_findings(
         if source and any(u.location == source for _, u in units):
             # "Figure 10 图注写 C=8.189×10⁻⁴": the number is what that cited source states
             own = [m for m in matched if m[1].location == source]
-            if matched and not own:
+            elsewhere = [m for m in matched if _SOURCE.match(m[1].location)]
+            if elsewhere and not own:  # found only in another figure or table
                 findings.append(Finding("quantity", f"{number.text} is not what the cited "
                                         f"{source} states"))  # fmt: skip
                 continue
-            matched = own
+            matched = own or matched
         levels_only = False
         if matched and is_change(plain, number):
             changes = [m for m in matched if states_change(m[1], m[2])]
