@@ -283,3 +283,8 @@ def test_a_direction_in_words_may_change_axis_where_the_metric_tells(pasa, claim
 def test_a_comparison_in_words_with_an_unnamed_side(behaviours):
     assert traced(behaviours, "部分问题上只比基线略好 [E33]。")
     assert not traced(behaviours, "部分问题上甚至不如基线 [E33]。")
+
+
+def test_a_dimensionality_is_the_cited_units(turbulence):
+    assert traced(turbulence, "已有 IT 研究大多集中在一维 NLSE [E14]。", section="problem")
+    assert not traced(turbulence, "已有 IT 研究大多集中在二维 NLSE [E14]。", section="problem")

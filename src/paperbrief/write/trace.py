@@ -716,6 +716,34 @@ def _tied(plain: str, start: int, end: int, number: NumberMention) -> bool:
     return number.end <= start <= number.end + 6 and not _BREAK.search(plain[number.end : start])
 
 
+# ------------------------------------------------------------------- dimensionality
+# "一维 NLSE" / "one-dimensional", "2D": a number of dimensions, which the number grammar
+# leaves alone (三维 is mostly a word); checked where the cited units state one.
+_CLAIM_DIMENSION = re.compile(r"(?<![\d+])(?P<n>[一二两三四1-4])\s?维(?!度|持|护)")
+_UNIT_DIMENSION = re.compile(
+    r"\b(?P<word>one|two|three|four|[1-4])[- ]dimensional\b|\b(?P<short>[1-4])-?D\b", re.IGNORECASE
+)
+_DIMENSIONS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "one": 1, "two": 2, "three": 3,
+               "four": 4}  # fmt: skip
+
+
+def _dimension_findings(claim: _Claim) -> list[Finding]:
+    stated = {
+        _DIMENSIONS.get(raw.lower()) or int(raw)
+        for _, unit in claim.units
+        for match in _UNIT_DIMENSION.finditer(unit.text)
+        for raw in [match.group("word") or match.group("short")]
+    }
+    findings = []
+    for match in _CLAIM_DIMENSION.finditer(claim.plain):
+        raw = match.group("n")
+        value = _DIMENSIONS.get(raw) or int(raw)
+        if stated and value not in stated:
+            said = "/".join(str(d) for d in sorted(stated))
+            findings.append(Finding("quantity", f"{match.group(0)}: the cited units say {said}-D"))
+    return findings
+
+
 # ------------------------------------------------------------------- one claim
 Options = list[tuple[str, Unit, NumberMention]]
 
@@ -942,6 +970,7 @@ def check_claim(
     if claim.units:
         findings += _name_findings(claim, sources, sources.papers)
         findings += _comparison_findings(claim)
+        findings += _dimension_findings(claim)
         ordered, decided = _ordered_numbers(claim, names)
         findings += ordered + _polarity_findings(claim, names, compared, decided)
     return ClaimCheck(paper, section, plain, refs, tuple(findings), tuple(support), line)
