@@ -342,13 +342,17 @@ def find_numbers(text: str) -> list[NumberMention]:
         if not whole and not fraction:
             continue
         start, end = match.start(), match.end()
+        glued_range = False
         if sign and start and text[start - 1].isdigit():
-            sign, start = "", start + 1  # "11-17%" is a range, not a negative 17
+            # "11-17%" is a range, not a negative 17; "Llama-3.1-70B" is one name
+            head = text[max(0, start - 24) : start]
+            glued_range = bool(re.search(r"[A-Za-z][\w.-]*$", head))
+            sign, start = "", start + 1
         before = text[start - 1] if start else ""
         if not whole and (before.isalnum() or before == "."):
             continue  # ".5" of "v.5" or "1..5"
         before_two = text[max(start - 2, 0) : start]
-        in_name = bool(before) and (before.isalnum() or before in "._@")
+        in_name = glued_range or bool(before) and (before.isalnum() or before in "._@")
         if not sign and before == "-" and len(before_two) == 2 and before_two[0].isalpha():
             in_name = True  # GPT-4, Llama-3
         raw_unit = (match.group("unit") or "").strip()

@@ -107,8 +107,8 @@ def _as(claim: NumberMention, value: float, scale: float) -> NumberMention:
 Computation = str  # "difference" | "ratio" | "relative" | "share"
 # A number's own words say which computation it is: 相对/relative → a relative change,
 # 绝对/absolute/百分点/points → a difference.
-_RELATIVE = re.compile(r"相对|relative(?:ly)?", re.IGNORECASE)
-_ABSOLUTE = re.compile(r"绝对|absolute(?:ly)?", re.IGNORECASE)
+RELATIVE_WORD = re.compile(r"相对|relative(?:ly)?", re.IGNORECASE)
+ABSOLUTE_WORD = re.compile(r"绝对|absolute(?:ly)?", re.IGNORECASE)
 _CHANGE_BEFORE = re.compile(
     r"(?:比[^，,；;。]{0,30}?(?:高|低|多|少|大|小|快|慢|长|短|强|弱|好|差)(?:了|出)?|"
     r"(?:提升|提高|增加|增长|上升|升|下降|降低|降|减少|下滑|高出|多出|低了|少了|涨|跌|改善|"
@@ -158,9 +158,9 @@ def computations(plain: str, claim: NumberMention) -> tuple[Computation, ...]:
     if claim.unit == "x":
         return ("ratio",)
     if claim.unit == "%":
-        if _RELATIVE.search(clause):
+        if RELATIVE_WORD.search(clause):
             return ("relative",)
-        if _ABSOLUTE.search(clause):
+        if ABSOLUTE_WORD.search(clause):
             return ("difference",)
         share = bool(re.search(r"(?:的|\bof)\s*$", clause)) or claim.bound == "under" or claim.words
         return ("relative", "share") if share else ("relative",)

@@ -47,6 +47,8 @@ from paperbrief.text.direction import (
 )
 from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
 from paperbrief.write.quantities import (
+    ABSOLUTE_WORD,
+    RELATIVE_WORD,
     assign,
     computations,
     counted_by_citation,
@@ -798,7 +800,7 @@ def _typed_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[
     findings = []
     for number in numbers:
         clause = plain[max(0, number.start - 16) : number.start]
-        if not (_RELATIVE_WORD.search(clause) or _ABSOLUTE_WORD.search(clause)):
+        if not (RELATIVE_WORD.search(clause) or ABSOLUTE_WORD.search(clause)):
             continue
         cell = plain.rfind(" | ", 0, number.start) + 1  # the levels it is computed from: before it
         levels = [
@@ -822,10 +824,6 @@ def _typed_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[
             findings.append(Finding("quantity", f"{number.text} is not the {kind} change of "
                                     "the levels the claim states"))  # fmt: skip
     return findings
-
-
-_RELATIVE_WORD = re.compile(r"相对|relative(?:ly)?", re.IGNORECASE)
-_ABSOLUTE_WORD = re.compile(r"绝对|absolute(?:ly)?", re.IGNORECASE)
 
 
 _SOURCE = re.compile(
