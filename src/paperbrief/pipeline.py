@@ -168,9 +168,10 @@ def rank_day(
 
     The learned taste uses all stored feedback (recency anchored on the ranked day). The
     services' judge then re-orders the head of the cheap ranking and every verdict is
-    stored (``store.verdicts``). A judge that failed (in part) is not stored as the judged
-    ranking, so the next run asks again (answers that did arrive are cached): it is kept
-    apart, for the web UI only, and its fallback says why.
+    stored (``store.verdicts``). A ranking made without the embedding model, or by a judge
+    that failed (in part), is not stored as the day's ranking, so the next run ranks again
+    (answers that did arrive are cached): it is kept apart, for the web UI only, and its
+    fallback says why.
     """
     if history is None:
         history = rank.load_history(store.picks, store.feedback, listing_day)
@@ -179,16 +180,13 @@ def rank_day(
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
             return RankedDay(rank.apply_history(stored, history, profile.language))
-    feedback = rank.load_feedback(
-        store.feedback, store.listings, services.embedder, profile.rank, today=listing_day
-    )
-    ranking = rank.rank_papers(papers, profile, services.embedder, feedback=feedback)
-    judged = services.judge.judge(ranking, profile)
+    cheap = services.ranking.rank(papers, profile, store.feedback, store.listings, listing_day)
+    judged = services.judge.judge(cheap.ranking, profile)
     if judged.verdicts:
         store.verdicts.save(listing_day, judged.model, judged.verdicts)
-    incomplete = ":incomplete" if judged.fallback is not None else ""
+    fallbacks = tuple(f for f in (cheap.fallback, judged.fallback) if f is not None)
+    incomplete = ":incomplete" if fallbacks else ""
     store.rankings.save(listing_day, fingerprint + incomplete, judged.ranking)
-    fallbacks = (judged.fallback,) if judged.fallback is not None else ()
     return RankedDay(rank.apply_history(judged.ranking, history, profile.language), (), fallbacks)
 
 

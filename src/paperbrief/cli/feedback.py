@@ -13,8 +13,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from paperbrief.cli.common import PaperbriefGroup, console, get_store
+from paperbrief.cli.library_io import read_with_progress
 from paperbrief.errors import PaperbriefError
-from paperbrief.library import read_library
 from paperbrief.models import Signal
 from paperbrief.rank.imported import load_posts, record_posts
 from paperbrief.records import FeedbackEvent
@@ -130,7 +130,7 @@ def _import_picks(path: Path, store: Store) -> None:
 def _import_liked(path: Path, store: Store) -> None:
     """A library export (BibTeX, CSL JSON, RIS, arXiv ids, PDF folder): each paper with an
     arXiv id as 👍, once per file."""
-    papers = read_library(path)
+    papers = read_with_progress(path)
     source = f"import:{path.name}"
     ids = list(dict.fromkeys(p.arxiv_id for p in papers if p.arxiv_id))
     already = {
@@ -171,14 +171,16 @@ def import_format(path: Path) -> str:
 
 
 @feedback.command("import", short_help="Import picks or liked papers (Zotero export).")
-@click.argument("path", type=click.Path(path_type=Path, exists=True))
+@click.argument("path", type=click.Path(path_type=Path))
 def feedback_import(path: Path) -> None:
     """Import a reading history: a picks file, or papers you liked.
 
     A picks file (format of picks-dev.json) gives accepted picks and each post's `shown`
     ids that were not picked (passed over), dated by listing day. Anything else is read
     as liked papers (👍): a BibTeX, CSL JSON or RIS export (Zotero), a list of arXiv ids,
-    or a folder of PDFs. Re-importing the same file adds nothing twice.
+    a folder of PDFs, or your Zotero library live (zotero:users/ID[?collection=NAME
+    &exclude=NAME], key in $ZOTERO_API_KEY). Re-importing adds only what is new, so an
+    import before each day's run keeps the ranking in step with the library.
     """
     with get_store() as store:
         IMPORTERS[import_format(path)](path, store)

@@ -18,6 +18,7 @@ from datetime import date
 from pathlib import Path
 
 from paperbrief.errors import RunInProgress, StoreError
+from paperbrief.files import private_folder
 from paperbrief.store.database import now
 
 
@@ -32,7 +33,7 @@ def run_lock(home: Path, day: date, profile: str, command: str) -> Iterator[None
     """Hold the lock of ``day`` for ``profile`` in the block, or raise ``RunInProgress``."""
     path = lock_path(home, day, profile)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as error:
         raise StoreError(
