@@ -44,6 +44,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    child = sys.modules.get("tests.support.child")
+    if child is not None:  # its fork server's runs count in this process's CPU time
+        child.stop_fork_server()
     dont_write = config.stash[_DONT_WRITE]
     if dont_write is not None:
         os.environ["PYTHONDONTWRITEBYTECODE"] = dont_write
