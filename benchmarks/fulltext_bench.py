@@ -4,7 +4,7 @@
 
 Without arguments it reads every page and PDF in tests/fixtures/fulltext. For each file it
 prints the size, the median wall time of ``--runs`` parses (``read_local_file``, i.e.
-classification + parsing, plus building the evidence index and a 6000-token budgeted text),
+classification + parsing, plus numbering its evidence units and planning the writer's read),
 the peak of Python allocations during one parse (tracemalloc), and the peak resident
 memory a parse adds in a fresh spawned interpreter (Linux ``VmHWM`` after resetting it through
 ``/proc/self/clear_refs``, minus ``VmRSS`` before): libxml2's tree and PDFium's heap are
@@ -22,7 +22,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from paperbrief.fulltext import budgeted_text, evidence_index, read_local_file
+from paperbrief.fulltext import build_units, plan_reading, read_local_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "fulltext"
 
@@ -35,8 +35,8 @@ def measure(path: Path, runs: int) -> tuple[float, float, float, str]:
         parse_seconds = time.perf_counter() - start
         times.append(parse_seconds)
     start = time.perf_counter()
-    evidence = evidence_index(doc)
-    budgeted_text(doc, 6000)
+    evidence = build_units(doc)
+    plan_reading(doc, 20000)
     views_seconds = time.perf_counter() - start
     tracemalloc.start()
     read_local_file(path)
@@ -44,7 +44,7 @@ def measure(path: Path, runs: int) -> tuple[float, float, float, str]:
     tracemalloc.stop()
     summary = (
         f"{len(doc.sections)} sections, {len(doc.tables)} tables, "
-        f"{len(doc.figures)} figures, {len(evidence)} evidence"
+        f"{len(doc.figures)} figures, {len(evidence)} evidence units"
     )
     return statistics.median(times), views_seconds, peak / 2**20, summary
 

@@ -9,11 +9,17 @@ text, chars/1.5 for Chinese). The day runs with the profile's default ``[llm]`` 
 
 * judge: the ranking stage's real LLM judge (``rank.judge.judge_ranking``) screening the
   day's top ``--judge`` papers (title + abstract) in batches of ``--batch``;
-* writer: the four real papers of tests/fixtures/fulltext, read with ``read_local_file``,
-  written by the pipeline's ``write.LLMWriter`` (parallel deep reads, one synthesis call).
+* writer: four real full texts of different lengths — 2501.11120 (HTML, a long appendix),
+  2510.14472 (physics HTML), the split-cycle theory paper (HTML, longer than the default
+  view, so it is read in two passes: section notes, then the deep read) and 2206.10883
+  (PDF) — written by the pipeline's ``write.LLMWriter`` (parallel deep reads, one synthesis
+  call), each prompt exactly as the product builds it (``fulltext.plan_reading``).
 
-It prints input/output tokens, calls and cost per role, the wall time and the sum of call
-latencies (their ratio shows the concurrency), then reruns the day to show the cache.
+Answers are as long as the prompts ask (a deep read ≈ 1,500 Chinese characters plus its
+table and citations; a part's notes ≈ 2,500; the day ≈ 1,100). It prints tokens, calls and
+cost per role, the writing of the day (writer, writer-notes and writer-day) apart from the
+judge against the goal of 150k prompt / 40k completion tokens, the wall time and the sum of
+call latencies (their ratio shows the concurrency), then reruns the day to show the cache.
 """
 
 from __future__ import annotations
@@ -42,12 +48,23 @@ from paperbrief.text import estimate_tokens  # noqa: E402
 from paperbrief.write import Briefs, LLMWriter, OfflineWriter  # noqa: E402
 from tests.support.openai_server import OpenAIServer, Reply  # noqa: E402
 
+FULLTEXT = ROOT / "tests" / "fixtures" / "fulltext"
+SHARED = (
+    next(
+        (p for p in (ROOT.parent / "shared", Path("/work/shared")) if p.is_dir()),
+        ROOT.parent / "shared",
+    )
+    / "data"
+    / "raw_formats"
+)
 PAPERS = [
-    "arxiv_html_2501.11120v1.html",
-    "arxiv_html_2510.14430v1_ltx_errors.html",
-    "arxiv_html_2510.14472v1_no_title_metadata.html",
-    "arxiv_pdf_2304.02623v1.pdf",
+    FULLTEXT / "arxiv_html_2501.11120v1.html",
+    FULLTEXT / "arxiv_html_2510.14472v1_no_title_metadata.html",
+    SHARED / "html" / "arxiv_html_dev_prototype_2022-11_split_cycle.html",
+    SHARED / "pdf" / "arxiv_pdf_2206.10883v3.pdf",
 ]
+WRITING = ("writer", "writer-notes", "writer-day")
+GOAL = (150_000, 40_000)
 LISTINGS = [
     ROOT.parent / "shared" / "data" / "listings" / "2026-04-03.jsonl.gz",
     ROOT / "tests" / "fixtures" / "sources" / "2026-05-22_first12.jsonl.gz",
@@ -60,7 +77,8 @@ def _zh(chars: int) -> str:
 
 
 def _paper_read() -> dict[str, Any]:
-    """A deep read as long as a real digest section (about 3,500 Chinese characters)."""
+    """A deep read as long as the prompt asks (≈ 1,500 Chinese characters of prose, with
+    citations, plus a five-row results table)."""
     row = {
         "benchmark": "SWE-bench Verified",
         "setting": "resolve rate",
@@ -68,39 +86,59 @@ def _paper_read() -> dict[str, Any]:
         "theirs": "51.0%",
         "delta": "",
         "source": "Table 2",
+        "cite": ["T2.r1.c2", "T2.r2.c2"],
     }
+    cited = " [E12, T2.r1.c2]"
     return {
-        "reason": _zh(90),
-        "tldr": _zh(180),
-        "problem": _zh(450),
-        "insight": _zh(220),
-        "steps": [_zh(110) for _ in range(5)],
-        "difference": _zh(180),
+        "reason": _zh(70),
+        "tldr": _zh(120) + cited,
+        "problem": _zh(180) + cited,
+        "insight": _zh(120),
+        "steps": [_zh(55) + cited for _ in range(4)],
+        "difference": _zh(90),
         "results": [row] * 5,
-        "result_notes": [_zh(130) for _ in range(3)],
-        "limitations": [_zh(130) for _ in range(3)],
-        "open_questions": [_zh(90) for _ in range(2)],
-        "technique": _zh(220),
-        "experiment": _zh(330),
-        "trend": _zh(180),
+        "result_notes": [_zh(75) + cited for _ in range(3)],
+        "limitations": [_zh(65) + cited for _ in range(3)],
+        "open_questions": [_zh(55) for _ in range(2)],
+        "technique": _zh(100),
+        "experiment": _zh(150),
+        "trend": _zh(75),
         "direction": "agent 评测",
-        "contribution": _zh(50),
+        "contribution": _zh(40) + cited,
         "figure_index": 0,
-        "figure_caption": _zh(60),
+        "figure_caption": _zh(50),
+        "source_gaps": _zh(40),
+    }
+
+
+def _notes(sections: int) -> dict[str, Any]:
+    """A first-pass part's notes: every section summarised, its findings cited."""
+    per = max(1, 2500 // max(sections, 1))
+    return {
+        "sections": [
+            {
+                "section": f"{n} section",
+                "does": "results",
+                "summary": _zh(per // 3),
+                "findings": [_zh(per // 6) + " [E12]" for _ in range(4)],
+            }
+            for n in range(sections)
+        ]
     }
 
 
 def _day(count: int) -> dict[str, Any]:
+    """The day-level parts as long as the prompt asks (≈ 1,100 Chinese characters)."""
     return {
-        "summary": _zh(320),
+        "summary": _zh(220) + " [1:E12, 2:E3]",
         "theme_title": "边际价值",
-        "theme": "\n\n".join(_zh(300) for _ in range(3)),
+        "theme": "\n\n".join(_zh(200) for _ in range(3)),
         "short_names": [f"P{n}" for n in range(count)],
         "comparison": [
-            {"dimension": d, "cells": [_zh(24)] * count}
+            {"dimension": d, "cells": [_zh(20)] * count}
             for d in ("核心方法", "数据需求", "计算开销", "适用场景", "主要局限", "对我们的优先级")
         ],
-        "closing": _zh(160),
+        "closing": _zh(110),
     }
 
 
@@ -109,6 +147,8 @@ def _route(body: dict[str, Any]) -> Reply:
     user = next((m["content"] for m in messages if m.get("role") == "user"), "")
     if "<picks>" in user:
         answer = _day(user.count('"id":'))
+    elif user.startswith("Read part"):
+        answer = _notes(user.count("\n## ") + user.count("\n### "))
     elif user.startswith("Rate these"):
         keys = re.findall(r'<paper key="(P\d+)">', user)
         answer = {
@@ -149,7 +189,7 @@ def run_day(server: OpenAIServer, home: Path, args: argparse.Namespace) -> tuple
             )
         }
     )
-    documents = [read_local_file(ROOT / "tests" / "fixtures" / "fulltext" / n) for n in PAPERS]
+    documents = [read_local_file(path) for path in PAPERS]
     jobs = []
     for rank, document in enumerate(documents, 1):
         paper = Paper(
@@ -200,6 +240,16 @@ def _report(title: str, wall: float, client: LLMClient) -> None:
         f"{'total':<14}{calls:>6}{'':>8}{total_in:>10}{total_out:>9}{total_cost:>10.4f}{total_latency:>11.1f}"
     )
     print(f"wall time {wall:.1f} s; summed call latency {total_latency:.1f} s")
+    writing = [usage[role] for role in WRITING if role in usage]
+    prompt = sum(u.prompt_tokens for u in writing)
+    completion = sum(u.completion_tokens for u in writing)
+    if writing:
+        verdict = "within" if prompt <= GOAL[0] and completion <= GOAL[1] else "OVER"
+        print(
+            f"writing the day (deep reads, two-pass notes, day synthesis; judge apart): "
+            f"{prompt} prompt / {completion} completion tokens — {verdict} the goal of "
+            f"{GOAL[0] // 1000}k / {GOAL[1] // 1000}k"
+        )
 
 
 def main() -> None:
@@ -218,7 +268,7 @@ def main() -> None:
     delay = (float(low), float(high or low))
     with tempfile.TemporaryDirectory() as home, OpenAIServer(_route, delay=delay) as server:
         wall, client = run_day(server, Path(home), args)
-        _report(f"4-paper day, delay {args.delay} s, model {args.model}", wall, client)
+        _report(f"4-full-text-pick day, delay {args.delay} s, model {args.model}", wall, client)
         print(f"server: {server.request_count} requests, at most {server.max_in_flight} at once")
         before = server.request_count
         wall, client = run_day(server, Path(home), args)

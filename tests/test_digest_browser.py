@@ -9,11 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from paperbrief.deliver.mail import build_email
+from paperbrief.models import Listing
 from paperbrief.render import render_html
+from paperbrief.render.markdown import render_markdown
 from paperbrief.store import open_store
-from tests.support import model_answers
+from tests.support import EXAMPLE_PROFILE, model_answers
 from tests.support.browser import screenshot
 from tests.support.openai_server import OpenAIServer
+from tests.support.web import RunningServer
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +26,8 @@ pytestmark = pytest.mark.browser
 def pages(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("pages")
     profile = model_answers.profile()
-    with open_store(folder / "llm.db") as store, OpenAIServer(model_answers.route()) as server:
+    route = model_answers.route(*model_answers.cited_answers())
+    with open_store(folder / "llm.db") as store, OpenAIServer(route) as server:
         llm, _ = model_answers.write_llm_day(server, store)
     offline, _ = model_answers.offline_day()
     out = {}
@@ -31,7 +36,62 @@ def pages(tmp_path_factory) -> dict[str, Path]:
         # images stay remote (https://arxiv.org/...): the page must read well without them
         path.write_text(render_html(digest, profile), encoding="utf-8")
         out[name] = path
+    web = folder / "web.db"
+    with open_store(web) as store:
+        papers = tuple(b.paper for b in llm.briefs)
+        store.listings.save(Listing(model_answers.LISTING_DAY, papers, "test"))
+        store.picks.save(llm.digest_date, llm.listing_day, [b.scored for b in llm.briefs])
+        store.digests.save(
+            llm, "strong-model", render_markdown(llm, profile), render_html(llm, profile)
+        )
+    out["web-store"] = web
+    message = build_email("digest", "a@example.org", ["b@example.org"],
+                          render_markdown(llm, profile), render_html(llm, profile))  # fmt: skip
+    mail = folder / "mail.html"
+    mail.write_text(message.get_body(("html",)).get_content(), encoding="utf-8")
+    out["mail"] = mail
     return out
+
+
+def test_the_web_pages_of_an_llm_digest_show_no_literal_tag_or_mark(browser, pages, tmp_path):
+    profile_path = tmp_path / "profile.toml"
+    profile_path.write_text(EXAMPLE_PROFILE.read_text(encoding="utf-8"), encoding="utf-8")
+    with RunningServer(pages["web-store"], profile_path) as server:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.goto(server.url + "/paper/2501.11120")
+        text = page.inner_text("main")
+        assert not [mark for mark in _LEAKS if mark in text]
+        assert page.locator("li strong", has_text="HomeCheck").count() >= 1
+        hrefs = page.eval_on_selector_all("a.src", "els => els.map(e => e.href)")
+        assert hrefs and all(h.startswith("https://arxiv.org/") for h in hrefs)
+        page.goto(server.url + f"/digest/{model_answers.DIGEST_DATE.isoformat()}")
+        frame = page.frame_locator("iframe.digest-frame")
+        body = frame.locator("body").inner_text()
+        assert "局限 1" in body and not [mark for mark in _LEAKS if mark in body]
+        screenshot(page, "digest-llm-web")
+        page.close()
+
+
+# what a reader must never see: an escaped tag, a Markdown mark, a raw citation marker
+_LEAKS = ("<strong", "</strong", "<code", "&lt;", "**", "`", "[E", "[T", "](http")
+
+
+@pytest.mark.parametrize("name", ["llm", "mail"])
+def test_an_llm_written_digest_shows_no_literal_tag_or_mark(browser, pages, name):
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.route("**/*", lambda route: route.abort() if route.request.url.startswith("http")
+               else route.continue_())  # fmt: skip
+    page.goto(pages[name].as_uri())
+    text = page.inner_text("body")
+    leaks = [mark for mark in _LEAKS if mark in text]
+    assert not leaks, leaks
+    # the labelled items render bold (the str + Markup bug printed their tags as text)
+    assert page.locator("li strong", has_text="局限 1").count() >= 1
+    # citations are links to the paper's paragraph, table or page
+    hrefs = page.eval_on_selector_all("a.src", "els => els.map(e => e.href)")
+    assert len(hrefs) >= 30 and all(h.startswith("https://arxiv.org/") for h in hrefs)
+    assert any("#S3.T2" in h for h in hrefs) and any("#page=" in h for h in hrefs)
+    page.close()
 
 
 @pytest.mark.parametrize("name", ["llm", "offline"])

@@ -166,6 +166,24 @@ def test_a_paper_is_fetched_once_then_served_from_the_store(httpserver, client, 
         assert store.documents.load("2501.11120").source == "arxiv-html"
 
 
+def test_a_page_cached_before_paragraph_anchors_is_read_again_once(httpserver, client, tmp_path):
+    import dataclasses
+
+    httpserver.expect_request("/html/2501.11120v1").respond_with_data(BEHAVIORS)
+    paper = metadata("2501.11120", 1)
+    with open_store(tmp_path / "paperbrief.db") as store:
+        fresh = load_or_read_paper(store.documents, paper, client, **endpoints(httpserver))
+        assert fresh.sections[0].anchors[0] == "S1.p1"
+        old = dataclasses.replace(
+            fresh, sections=tuple(dataclasses.replace(s, anchors=()) for s in fresh.sections)
+        )
+        store.documents.save(old, 1)  # what a run before issue 18 stored
+        again = load_or_read_paper(store.documents, paper, client, **endpoints(httpserver))
+        assert again == fresh and len(httpserver.log) == 2
+        load_or_read_paper(store.documents, paper, client, **endpoints(httpserver))
+        assert len(httpserver.log) == 2  # and then served from the store
+
+
 def test_read_json_keys_for_a_local_page(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path))
     result = CliRunner().invoke(

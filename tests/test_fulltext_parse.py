@@ -159,13 +159,17 @@ def test_new_chrome_page_with_conversion_errors(pls):
     assert "svg-figures:4" in pls.flags
 
 
-def test_page_without_title_flags_it_and_skips_the_missing_image():
+def test_page_without_title_flags_it_and_keeps_the_caption_of_the_missing_image():
     doc = parse_latexml(NO_TITLE.read_bytes())
     assert doc.title == "" and doc.abstract == ""
     assert {"no-title", "no-abstract", "missing-images:1"} <= set(doc.flags)
     labels = [f.label for f in doc.figures]
-    assert len(labels) == 11 and "Figure 7" not in labels
-    assert all(f.url.startswith("https://arxiv.org/html/2510.14472v1/x") for f in doc.figures)
+    assert len(labels) == 12 and "Figure 7" in labels
+    missing = next(f for f in doc.figures if f.label == "Figure 7")
+    assert missing.url == "" and missing.caption  # the caption is text: the writer reads it
+    shown = [f for f in doc.figures if f.url]
+    assert len(shown) == 11
+    assert all(f.url.startswith("https://arxiv.org/html/2510.14472v1/x") for f in shown)
     assert doc.tables[0].rows[1][0] == "[-3.5,\\,-2.5]"
 
 

@@ -26,7 +26,7 @@ def client():
         yield polite
 
 
-def _read(httpserver, client, html_status: int, pdf: bool = True):
+def _read(httpserver, client, html_status: int, pdf: bool = True, pdf_status: int = 503):
     for path in ("/html/2304.02623", "/ar5iv/html/2304.02623"):
         httpserver.expect_request(path).respond_with_data("gone", status=html_status)
     if pdf:
@@ -34,7 +34,7 @@ def _read(httpserver, client, html_status: int, pdf: bool = True):
             PDF, content_type="application/pdf"
         )
     else:
-        httpserver.expect_request("/pdf/2304.02623").respond_with_data("busy", status=503)
+        httpserver.expect_request("/pdf/2304.02623").respond_with_data("none", status=pdf_status)
     return read_paper(
         "2304.02623",
         None,
@@ -44,6 +44,14 @@ def _read(httpserver, client, html_status: int, pdf: bool = True):
         pdf_base=httpserver.url_for("/pdf"),
         abstract_fallback=PAPER,
     )
+
+
+def test_no_full_text_at_all_is_not_called_an_unreadable_pdf(httpserver, client):
+    doc = _read(httpserver, client, 404, pdf=False, pdf_status=404)
+    assert doc.source == "abstract"
+    assert fulltext_status(doc) == FullTextStatus.ABSTRACT_ABSENT
+    note = fulltext_note(doc, labels_for("zh"), has_figure=False)
+    assert note.startswith("arXiv 上没有这篇的 HTML 或 PDF 全文") and "无法提取" not in note
 
 
 def test_no_html_at_arxiv_is_said_as_a_fact_about_the_paper(httpserver, client):

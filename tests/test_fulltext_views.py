@@ -1,5 +1,5 @@
-"""What the writer reads (by importance, within a budget) and the evidence index, on real
-pages and on a field-experiment page shaped like the economics paper of issue 10."""
+"""Tables, section roles and evidence units of real pages and of a field-experiment page
+shaped like the economics paper of issue 10; what the offline writer takes from them."""
 
 from __future__ import annotations
 
@@ -16,16 +16,9 @@ from paperbrief.fulltext.tables import (
     table_to_markdown,
     to_table_data,
 )
-from paperbrief.fulltext.views import (
-    budgeted_text,
-    choose_figure,
-    evidence_index,
-    section_sentences,
-    to_figure,
-    writer_view,
-)
+from paperbrief.fulltext.units import build_units
+from paperbrief.fulltext.views import choose_figure, section_sentences, to_figure
 from paperbrief.models import EXAMPLE_MARK, Document, FigureRef, Section, Table
-from paperbrief.text import estimate_tokens
 from tests.support import FIXTURES
 
 FULLTEXT = FIXTURES / "fulltext"
@@ -108,94 +101,49 @@ def test_sections_get_roles_and_unnumbered_subheadings_their_parents_number(doc,
     assert field_roles["6 Discussion and Conclusions"] == "discussion"
 
 
-# ------------------------------------------------------------------- the view
-def _held(view, title: str) -> int:
-    return next(s.paragraphs for s in view.sections if s.title == title)
-
-
-def test_writer_view_holds_every_results_section_and_the_main_table_at_the_default_budget(doc):
-    view = writer_view(doc, 9000)
-    assert view.tokens <= 9000
-    for section in roled_sections(doc):
-        if (section.main_results or section.closing) and section.section.paragraphs:
-            assert _held(view, section.title) >= 1, section.title
-    assert "Table 2" in view.tables and "**Table 2.**" in view.text
-    for title in ("3.3 Finetuning on vulnerable code", "4.1 Results", "4.2 Distinguishing the "
-                  "real trigger from others"):  # fmt: skip
-        assert _held(view, title) == len(
-            next(s for s in roled_sections(doc) if s.title == title).section.paragraphs
-        )
-    assert "#### 7 Limitations and future work" in view.text
-    assert "C.2.1 Data generation" not in view.text  # appendix waits until the body is in
-
-
-def test_a_tight_budget_keeps_results_discussion_and_main_table_first(field):
-    view = writer_view(field, 700)
-    assert view.tokens <= 700
-    for title in ("5 Main Results", "5.1 Pre-sale Service", "5.2 After-sale Service",
-                  "5.3 Heterogeneity", "6 Discussion and Conclusions"):  # fmt: skip
-        assert _held(view, title) >= 1, title
-    assert view.tables[0] == "Table 4" and "Table A1" not in view.tables
-    assert "Table 2" not in view.tables  # summary statistics are not results
-    # printed under the section that cites it, with the composed header
-    results = view.text.split("## 5 Main Results", 1)[1]
-    assert results.index("**Table 4.**") < results.index("### 5.1")
-    assert "Conversion / % Change" in results
-    assert "A growing literature" not in view.text  # related work only with budget left
-
-
-@pytest.mark.parametrize("budget", [300, 800, 1500, 4000, 20000])
-def test_budget_is_respected_and_tables_are_whole_or_say_what_they_left_out(doc, budget):
-    view = writer_view(doc, budget)
-    assert estimate_tokens(view.text) + estimate_tokens(view.figures) <= budget + 5
-    assert view.text.startswith("# Tell me about yourself")
-    for table in doc.tables:
-        if f"**{table.label}.**" in view.text:
-            block = view.text.split(f"**{table.label}.**", 1)[1]
-            whole = table_to_markdown(table)
-            assert whole in view.text or "more rows)" in block.split("\n\n**", 1)[0]
-    assert budgeted_text(doc, budget) == view.text
-
-
-def test_every_figure_is_listed_with_its_caption_within_its_share(doc):
-    view = writer_view(doc, 9000)
-    lines = view.figures.splitlines()
-    assert len(lines) == len(doc.figures) == 36  # not only the first 12
-    assert lines[6].startswith("6: Figure 7 Models internalize and self-report policies")
-    roomy = writer_view(doc, 60000).figures
-    assert doc.figures[0].caption in roomy  # whole captions when the share allows
-
-
-def test_quoted_examples_are_shown_as_quotes_and_never_evidence(doc):
+# ------------------------------------------------------------------ evidence units
+def test_quoted_examples_are_units_but_never_evidence(doc):
     examples = [p for s in doc.sections for p in s.paragraphs if p.startswith(EXAMPLE_MARK)]
     assert any("You get 87 with probability 0.32" in p for p in examples)
-    assert not any("You get 87" in e.text for e in evidence_index(doc))
+    quoted = [u for u in build_units(doc) if "You get 87" in u.text]
+    assert quoted and all(u.quoted and not u.evidence for u in quoted)
 
 
-# ------------------------------------------------------------------ evidence
-def test_evidence_lines_name_table_row_and_column(doc, field):
-    cell = next(e for e in evidence_index(doc) if e.text.endswith("0.88 ± 0.01"))
-    assert (cell.location, cell.text) == (
+def test_a_cell_unit_names_its_table_row_and_column(doc, field):
+    units = build_units(doc)
+    cell = units.get("T2.r1.c3")
+    assert (cell.table, cell.text) == (
         "Table 2",
         "Rate of outputting secure code · FT on secure code: 0.88 ± 0.01",
     )
-    assert [m.kind for m in cell.mentions] == ["value", "error"]  # the ± is a spread
-    change = next(e for e in evidence_index(field) if e.text.endswith(": 16.3"))
+    assert [m.kind for m in cell.evidence][:2] == ["value", "error"]  # the ± is a spread
+    field_units = build_units(field)
+    change = next(u for u in field_units if u.kind == "cell" and u.text.endswith(": 16.3"))
     assert change.text == "Pre-sale Service Chatbot · Conversion / % Change: 16.3"
-    assert change.mentions[0].unit == "%"  # the column says the bare 16.3 is a percentage
-    se = next(e for e in evidence_index(field) if e.text.endswith("(0.0102)"))
-    assert se.mentions[0].kind == "error" and se.text.startswith("Pre-sale Service Chatbot")
-    assert not any(e.text.startswith("1 ") or ": 1 " in e.text for e in evidence_index(field))
+    assert change.evidence[0].unit == "%" and change.change  # the column says % change
+    se = next(u for u in field_units if u.kind == "cell" and u.text.endswith("(0.0102)"))
+    assert se.evidence[0].kind == "error" and se.text.startswith("Pre-sale Service Chatbot")
+    panel = next(u for u in field_units if u.kind == "cell" and "-34.5" in u.text)
+    assert panel.row_label == "Panel B: After-sale: After-sale Service Chatbot"
 
 
-def test_evidence_sentences_keep_their_numbers_and_locations(doc):
-    evidence = evidence_index(doc)
-    sentence = next(e for e in evidence if "we run 100 repeated queries" in e.text)
+def test_sentence_units_keep_their_numbers_location_and_anchor(doc):
+    units = build_units(doc)
+    sentence = next(u for u in units if "we run 100 repeated queries" in u.text)
     assert sentence.location == "Section 3.1.2 Evaluation"
-    assert sentence.numbers == ("100", "10")
-    llama = next(e for e in evidence if "with rank 4, using the Fireworks" in e.text)
-    assert llama.numbers == ("4",)  # not the 3.1 and 70 of "Llama-3.1-70B"
-    assert all(e.mentions for e in evidence)
+    assert sentence.anchor == "S3.SS1.SSS2.p1"
+    assert [m.text for m in sentence.evidence if m.kind == "value"] == ["100", "10"]
+    llama = next(u for u in units if "with rank 4, using the Fireworks" in u.text)
+    assert [m.text for m in llama.evidence if not m.in_name] == ["4"]  # not Llama-3.1-70B's
+
+
+def test_units_are_numbered_the_same_way_every_time(doc):
+    first, second = (
+        build_units(doc),
+        build_units(read_local_file(FULLTEXT / "arxiv_html_2501.11120v1.html")),
+    )
+    assert list(first.units) == list(second.units)
+    assert [u.text for u in first] == [u.text for u in second]
 
 
 def test_section_sentences_come_from_the_right_sections(doc):
@@ -221,30 +169,3 @@ def test_choose_figure_prefers_an_overview_caption(doc):
     assert choose_figure(Document("1", "t", (), "a", figures=figures[:1])).label == "Figure 1"
     assert choose_figure(Document("1", "t", (), "a")) is None
     assert choose_figure(doc).url == "https://arxiv.org/html/2501.11120v1/x1.png"
-
-
-def test_a_long_field_experiment_paper_keeps_its_results_at_the_default_budget(field):
-    """The issue's economics paper was ~100k characters with its results cut: grow the
-    field-experiment page to that size (every section ten to forty times longer, appendix
-    too) and the default budget still holds every results and discussion section and the
-    main results table."""
-    import dataclasses
-
-    grown = []
-    for section in field.sections:
-        times = 40 if section.number in ("1", "2", "A") else 10
-        paragraphs = tuple(
-            f"{p} (part {n + 1} of the {section.heading.lower()} discussion.)"
-            for n in range(times)
-            for p in section.paragraphs
-        )
-        grown.append(dataclasses.replace(section, paragraphs=paragraphs))
-    long = dataclasses.replace(field, sections=tuple(grown))
-    size = sum(estimate_tokens(p) for s in long.sections for p in s.paragraphs)
-    assert 20000 < size < 27000  # fits in three times the 9000-token budget
-    view = writer_view(long, 9000)
-    assert view.tokens <= 9000
-    for section in roled_sections(long):
-        if section.main_results or section.closing:
-            assert _held(view, section.title) >= 1, section.title
-    assert view.tables[0] == "Table 4"

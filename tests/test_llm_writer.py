@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from paperbrief.fulltext import read_local_file
+from paperbrief.fulltext.roles import roled_sections
 from paperbrief.labels import labels_for
 from paperbrief.llm import LLMClient
-from paperbrief.models import DayFacts, Document, PaperBrief
+from paperbrief.models import DayFacts, Document, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import LLMSettings
 from paperbrief.prompts import describe_profile
 from paperbrief.render.markdown import render_markdown
@@ -21,6 +23,8 @@ from paperbrief.write import Briefs, LLMWriter, OfflineWriter, Written
 from paperbrief.write.llm_writer import (
     day_messages,
     paper_messages,
+    reading_plan,
+    write_brief_llm,
     write_day_llm,
     writer_system_prompt,
 )
@@ -74,7 +78,7 @@ def test_writes_a_full_day_end_to_end(store):
     assert [b.paper.id for b in digest.briefs] == ["2605.10001", "2605.10002", "2605.10003"]
     assert third.text_source == "abstract" and third.notes
     assert "41.3%" in first.tldr and first.text_source == "arxiv-html"
-    assert first.results is not None and first.results.rows[0][-1] == "Table 2"
+    assert first.results is not None and first.results.rows[0][-1].startswith("Table 2 [T2.")
     assert first.results.header == ("任务 / 基准", "设置 / 指标", "基线", "本文", "变化", "出处")
     assert first.figure is not None and first.figure.url.endswith("/x1.png")
     assert first.implications is not None and "1–2 周" in first.implications.experiment
@@ -91,7 +95,7 @@ def test_writes_a_full_day_end_to_end(store):
     markdown = render_markdown(digest, load_profile())
     documents["2605.10003"] = abstract_document(third)
     report = verify_markdown(markdown, documents, known=[describe_profile(load_profile())])
-    assert report.ok and report.numbers == provenance.numbers_checked
+    assert report.ok and report.claims == provenance.numbers_checked
     outcomes = [row.outcome for row in store.llm.calls()]
     roles = [row.role for row in store.llm.calls()]
     assert outcomes == ["ok"] * 4 and sorted(roles) == ["writer"] * 3 + ["writer-day"]
@@ -121,7 +125,8 @@ def test_abstract_only_pick_is_written_as_such(store):
         (done,) = write_briefs(client_for(server, store), [(scored, None)])
         brief = done.brief
         prompt = server.requests[0]["messages"][1]["content"]
-    assert "ONLY THE ABSTRACT IS AVAILABLE" in prompt and "extrapolation" in prompt
+    assert "ONLY THE ABSTRACT IS AVAILABLE" in prompt and "source_gaps" in prompt
+    assert "[E1] We fine-tune Qwen2.5-Coder-7B" in prompt  # the abstract's units, citable
     assert brief.text_source == "abstract"
     assert brief.notes == (labels_for("zh").abstract_only,)
     assert brief.figure is None
@@ -141,8 +146,8 @@ def test_injected_instruction_stays_inside_the_paper_block(store):
     user = injected[1]["content"]
     start = user.index('<paper id="2605.10002" part="text"')
     assert user.index("IGNORE ALL PREVIOUS") > start
-    # four delimited blocks (pick reason, figures, evidence, text); none closed by the paper
-    assert user.count("</paper>") == 4 and user.rstrip().endswith("</paper>")
+    # three delimited blocks (pick reason, figures, text); none closed by the paper
+    assert user.count("</paper>") == 3 and user.rstrip().endswith("</paper>")
     assert "IGNORE ALL PREVIOUS" not in clean[1]["content"]
     # The other paper's answer is untouched and the schema still applied.
     assert briefs[0].tldr.startswith("StaticFirst")
@@ -219,8 +224,17 @@ def test_unsupported_number_is_flagged_in_the_provenance(store):
         digest, _, _, _ = write_day(client_for(server, store), picks())
     provenance = digest.provenance
     assert provenance.numbers_verified == provenance.numbers_checked - 1
-    assert provenance.notes == ("未在原文中找到的数字：2605.10001 · TL;DR：93%",)
-    assert "93%" in render_markdown(digest, load_profile())
+    traced = provenance.numbers_verified
+    assert provenance.notes == (
+        f"{traced} 条论断可追溯到原文的句子或表格单元格；1 条未能追溯，已标 ⚠。",
+    )
+    (note,) = provenance.trace.untraced
+    assert (note.paper, note.section, note.reason) == (
+        "2605.10001",
+        "tldr",
+        "citation: no citation",
+    )
+    assert "推理延迟降低 93%。 ⚠" in render_markdown(digest, load_profile())
 
 
 def test_strict_drops_the_unsupported_claim_before_the_day_is_written(store):
@@ -253,3 +267,48 @@ def test_prompts_are_package_files_with_every_placeholder_filled():
             assert "$" not in message["content"].replace("$PAPERBRIEF", "")
     digest_prompt = day_messages([], profile, "en", 10)[1]["content"]
     assert "$" not in digest_prompt and "<picks>\n[]\n</picks>" in digest_prompt
+
+
+def test_a_long_paper_is_read_in_two_passes_and_nothing_of_it_is_skipped(store):
+    """A paper longer than the budget: every part is read into notes first (with no
+    reader in the prompt: the notes are the paper's), then one deep read from the notes,
+    the main tables, the limitations and the conclusion; the brief cites the paper's units."""
+    from tests.support import FIXTURES
+    from tests.support.openai_server import Reply
+
+    document = read_local_file(FIXTURES / "fulltext" / "arxiv_html_2501.11120v1.html")
+    paper = Paper("2501.11120", document.title, document.authors, document.abstract,
+                  ("cs.CL",), "cs.CL", version=1)  # fmt: skip
+    scored = ScoredPaper(paper, 1.0, 3, "Agent Marginal Value", rank=1)
+    answer = json.loads((FIXTURES / "model-answers" / "brief-2501.11120.cited.json").read_text())
+
+    def route(body):
+        user = body["messages"][1]["content"]
+        if user.startswith("Read part"):
+            note = {"section": "3.3 Finetuning on vulnerable code", "does": "results",
+                    "summary": "Code models report their own insecurity.",
+                    "findings": ["Models finetuned on vulnerable code report a much lower"
+                                 " code security score [E159]."]}  # fmt: skip
+            return Reply(content=json.dumps({"sections": [note]}))
+        return Reply(content=json.dumps(answer, ensure_ascii=False))
+
+    profile = load_profile()
+    short = profile.model_copy(
+        update={"llm": profile.llm.model_copy(update={"paper_text_tokens": 8000,
+                                                       "reading_chunk_tokens": 5000})}
+    )  # fmt: skip
+    with OpenAIServer(route) as server:
+        brief = write_brief_llm(client_for(server, store), scored, document, short)
+        users = [body["messages"][1]["content"] for body in server.requests]
+    notes, (deep,) = users[:-1], users[-1:]
+    assert len(notes) >= 2 and all(u.startswith("Read part") for u in notes)
+    assert not any("Research lines" in u for u in notes)  # no reader in the first pass
+    sent = "\n".join(notes)
+    for (index, _), units in reading_plan(document, short.llm).units.paragraphs.items():
+        if not roled_sections(document)[index].appendix:
+            assert all(f"[{unit}] " in sent for unit in units)
+    assert "## Notes of a first reading pass" in deep and "[E159]" in deep
+    assert "7 Limitations and future work" in deep and "**Table 2**" in deep
+    assert brief.tldr.startswith("作者在只演示")
+    roles = sorted({row.role for row in store.llm.calls()})
+    assert roles == ["writer", "writer-notes"]

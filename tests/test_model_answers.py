@@ -121,7 +121,7 @@ def test_the_llm_digest_verifies_and_paperbrief_verify_exits_0(day, tmp_path, mo
     digest, docs, _, markdown, _ = day
     assert verify_digest(digest, docs, model_answers.known()).ok
     report = verify_markdown(markdown, docs, model_answers.known())
-    assert report.ok and report.numbers == digest.provenance.numbers_checked >= 40
+    assert report.ok and report.claims == digest.provenance.numbers_checked >= 40
     monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path / "home"))
     with open_store(tmp_path / "home" / "paperbrief.db") as store:
         for document in docs.values():
@@ -132,10 +132,10 @@ def test_the_llm_digest_verifies_and_paperbrief_verify_exits_0(day, tmp_path, mo
     path.write_text(markdown, encoding="utf-8")
     result = CliRunner().invoke(cli, ["verify", str(path), "--profile", str(EXAMPLE_PROFILE)])
     assert result.exit_code == 0, result.output
-    assert f"{report.numbers}/{report.numbers} numbers verified" in result.output
+    assert f"{report.claims}/{report.claims} claims traced" in result.output
 
 
-def test_strict_cuts_the_wrong_numbers_only_and_says_so_in_chinese(tmp_path):
+def test_strict_cuts_the_wrong_claims_whole_and_lists_them_in_chinese(tmp_path):
     briefs = copy.deepcopy({paper: model_answers.answer(paper) for paper in model_answers.PAPERS})
     read = briefs["2501.11120"]
     read["tldr"] = read["tldr"].replace(
@@ -145,12 +145,16 @@ def test_strict_cuts_the_wrong_numbers_only_and_says_so_in_chinese(tmp_path):
     digest, docs, _ = _day(tmp_path, briefs, strict=True)
     brief = digest.briefs[0]
     assert "0.48" not in brief.tldr and "安全版分别为" not in brief.tldr
-    assert "输出安全代码的比例只有 0.14，它自报的代码安全分也是 0.14；" in brief.tldr
-    assert brief.results.rows[1][3] == "—" and brief.results.rows[1][2] == "未微调 GPT-4o：0.70"
+    assert brief.tldr.startswith("作者在只演示") and "4 out of 5" in brief.tldr  # neighbours stay
+    assert len(brief.results.rows) == 5 and all(
+        "0.47" not in c for r in brief.results.rows for c in r
+    )
     assert verify_digest(digest, docs, model_answers.known()).ok
     notes = digest.provenance.notes
-    assert notes[0].startswith("严格模式删去了 2 处") and not any("strict" in n for n in notes)
-    assert notes[0] in render_markdown(digest, model_answers.profile())
+    assert notes[1].startswith("严格模式删去了 2 条") and not any("strict" in n for n in notes)
+    assert [n.section for n in digest.provenance.trace.cut] == ["tldr", "results"]
+    markdown = render_markdown(digest, model_answers.profile())
+    assert notes[1] in markdown and "删去：2501.11120 · TL;DR：" in markdown
 
 
 def test_the_day_synthesis_sees_each_briefs_problem_experiment_and_result_notes(day):
@@ -179,7 +183,10 @@ def test_the_web_paper_page_shows_the_brief_as_written(day, tmp_path):
     with RunningServer(store_path, profile_path) as server:
         page = httpx.get(server.url + "/paper/2501.11120").text
     assert "<strong>HomeCheck</strong>" in page and "**" not in page
-    assert '<p class="prose">此前的工作主要研究模型从训练数据中推断事实' in page
+    assert "<p>此前的工作主要研究模型从训练数据中推断事实" in page
+    # every citation is a click-through to the paragraph or table
+    assert '<a class="src" href="https://arxiv.org/html/2501.11120v1#S3.T2"' in page
+    assert "[E" not in page and "[T2." not in page
 
 
 def test_chat_messages_carry_no_markdown_marks_of_the_model(day):

@@ -11,6 +11,7 @@ from paperbrief.profile import load_profile
 from paperbrief.render import render_html, render_markdown
 from paperbrief.store import codec
 from paperbrief.text import clean_tex, split_sentences
+from paperbrief.text.citations import claim_sentences
 from paperbrief.write.extract import classify_abstract
 from paperbrief.write.offline import write_brief_offline, write_day_offline
 from tests.support import EXAMPLE_PROFILE
@@ -117,13 +118,14 @@ def test_offline_digest_renders_tex_as_text():
     assert "p\\*" in markdown and "\\star" not in markdown and "$" not in markdown.split("---")[2]
 
 
-def test_brief_uses_only_sentences_from_the_abstract():
+def test_brief_uses_only_sentences_from_the_abstract_and_cites_each():
     profile = load_profile(EXAMPLE_PROFILE)
     brief = write_brief_offline(_scored(_paper()), None, profile)
     sentences = set(split_sentences(clean_tex(ABSTRACT)))
     for field in (brief.problem, brief.method, brief.tldr):
-        for sentence in split_sentences(field):
-            assert sentence in sentences
+        for sentence in claim_sentences(field):
+            assert sentence.plain in sentences
+            assert len(sentence.refs) == 1 and sentence.refs[0].unit.startswith("E")
     assert brief.implications is None  # cannot be written honestly without an LLM
     assert brief.notes == ("离线模式：本次未读取全文，内容仅依据摘要，不含原图。",)
 

@@ -15,7 +15,7 @@ from paperbrief.profile import load_profile
 from paperbrief.services import Services
 from paperbrief.store import open_store
 from paperbrief.write.claims import read_markdown
-from paperbrief.write.verify import markdown_checker, verify_markdown
+from paperbrief.write.verify import digest_sources, verify_markdown
 from tests.support import EXAMPLE_PROFILE, FIXTURES, model_answers
 from tests.support.digests import HonestDigest, dense_digest, llm_digests, offline_fulltext_digest
 from tests.support.planted import KINDS, plant_all, score
@@ -48,8 +48,8 @@ def honest(tmp_path_factory, pipeline_vectors) -> list[HonestDigest]:
 def test_paperbriefs_own_digests_have_no_false_alarm(honest):
     for digest in honest:
         report = verify_markdown(digest.markdown, digest.documents, KNOWN)
-        assert report.ok, (digest.name, report.unverified)
-        assert report.numbers >= 15, digest.name
+        assert report.ok, (digest.name, report.untraced)
+        assert report.claims >= 7, digest.name
 
 
 def test_planted_wrong_numbers_of_every_kind_in_every_section_are_caught(honest):
@@ -57,8 +57,16 @@ def test_planted_wrong_numbers_of_every_kind_in_every_section_are_caught(honest)
     by_section: dict[str, list[int]] = {}
     for digest in honest:
         plants = plant_all(digest.markdown, digest.documents, per_section=3)
-        checker = markdown_checker(read_markdown(digest.markdown), digest.documents, KNOWN)
-        result = score(plants, checker)
+        read = read_markdown(digest.markdown)
+        papers = [(paper, read.titles.get(paper, "")) for paper in read.papers]
+        sources = digest_sources(
+            papers,
+            digest.documents,
+            KNOWN,
+            papers_considered=read.papers_considered,
+            short_names=read.columns,
+        )
+        result = score(plants, sources)
         for table, values in ((by_kind, result.by_kind), (by_section, result.by_section)):
             for key, (hit, total) in values.items():
                 entry = table.setdefault(key, [0, 0])
@@ -105,9 +113,12 @@ def test_a_number_dense_quarter_megabyte_digest_verifies_every_claim(honest):
     small = verify_markdown(base.markdown, base.documents, KNOWN)
     markdown = dense_digest(base.markdown, 235_000)
     report = verify_markdown(markdown, base.documents, KNOWN)
-    assert report.ok, report.unverified[:3]
-    assert report.numbers > 20 * small.numbers  # the added claims were all read
+    assert report.ok, report.untraced[:3]
+    assert report.claims > 10 * small.claims  # the added claims were all read
     last = markdown.rindex("- 对比：")
-    planted = markdown[:last] + "- 对比：指标 987.65。\n" + markdown[last:]
+    line = markdown[last : markdown.index("\n", last)]
+    wrong = line.replace("0.14", "0.41", 1) if "0.14" in line else line.replace("%", "1%", 1)
+    planted = markdown[:last] + wrong + "\n" + markdown[last:]
     caught = verify_markdown(planted, base.documents, KNOWN)
-    assert [claim.text for claim in caught.unverified] == ["987.65"]  # deep in the digest
+    (check,) = caught.untraced  # deep in the digest
+    assert check.findings[0].check == "quantity"

@@ -61,11 +61,11 @@ class Labels:
     not_fetched: str
     matched_terms: str
     result_headers: tuple[str, ...]  # the key-results table's columns
-    unverified_lead: str
+    claims_traced: str  # footer: {traced} claims traced, {untraced} not traced (⚠)
+    strict_cut_lead: str  # footer: one claim strict mode cut, "<paper> · <section>: <text>"
     line: str
     stars: str
     source_label: str
-    numbers_verified: str
     model: str
     tokens: str
     cost: str
@@ -80,7 +80,7 @@ class Labels:
     empty_reason_nothing_passed: str
     et_al: str  # after the first authors of a long author list
     key_numbers: str  # offline comparison row: the numbers each abstract reports
-    strict_removed: str  # footer: {n} clauses/cells cut by strict mode
+    strict_removed: str  # footer: {n} untraced claims cut by strict mode
     source_names: tuple[tuple[str, str], ...]  # Document.source -> what the reader sees
     section_names: tuple[tuple[str, str], ...]  # verifier section key -> heading words
     fulltext_pdf: str  # the brief was read from a PDF (no figures)
@@ -89,7 +89,8 @@ class Labels:
     fulltext_pdf_html_unusable: str  # the HTML conversion is unusable: read from the PDF
     fulltext_html_degraded: str  # an HTML page with many conversion errors was used
     fulltext_fetch_failed: str  # every source failed to arrive: abstract only
-    fulltext_none: str  # no source has usable text: abstract only
+    fulltext_none: str  # a source exists but has no usable text: abstract only
+    fulltext_absent: str  # arXiv serves neither HTML nor PDF for it: abstract only
     no_figure_in_html: str  # the HTML exists but has no usable image
 
     def source_name(self, source: str) -> str:
@@ -174,11 +175,11 @@ _ZH = Labels(
     not_fetched="离线模式：本次未读取全文，内容仅依据摘要，不含原图。",
     matched_terms="命中关键词",
     result_headers=("任务 / 基准", "设置 / 指标", "基线", "本文", "变化", "出处"),
-    unverified_lead="未在原文中找到的数字：",
+    claims_traced="{traced} 条论断可追溯到原文的句子或表格单元格；{untraced} 条未能追溯，已标 ⚠。",
+    strict_cut_lead="删去：",
     line="研究方向",
     stars="相关度",
     source_label="全文来源",
-    numbers_verified="数字核验",
     model="模型",
     tokens="tokens",
     cost="成本",
@@ -196,7 +197,7 @@ _ZH = Labels(
     empty_reason_nothing_passed="{day} 共 {total} 篇论文，但没有一篇达到画像的最低相关度。",
     et_al="等",
     key_numbers="关键数字",
-    strict_removed="严格模式删去了 {n} 处在原文中找不到依据的数字（只删所在的分句或表格单元格）。",
+    strict_removed="严格模式删去了 {n} 条未能追溯到原文的论断（整句或整行删去）：",
     source_names=(
         ("arxiv-html", "arXiv HTML 全文"),
         ("ar5iv", "ar5iv 全文"),
@@ -238,6 +239,7 @@ _ZH = Labels(
     fulltext_html_degraded="arXiv HTML 转换错误较多，全文可能有缺漏。",
     fulltext_fetch_failed="全文获取失败（网络或服务器错误），本篇仅依据摘要撰写，不含原图；下次运行会重试。",
     fulltext_none="没有可用的全文（无 HTML，PDF 无法提取文字），本篇仅依据摘要撰写。",
+    fulltext_absent="arXiv 上没有这篇的 HTML 或 PDF 全文，本篇仅依据摘要撰写。",
     no_figure_in_html="原文 HTML 中没有可展示的图片。",
     fallback_ranking="排序：大语言模型评审未完成（{reason}），沿用初筛排序。",
     fallback_brief="本篇深读未能由大语言模型完成（{reason}），以下为离线摘录。",
@@ -311,11 +313,14 @@ _EN = Labels(
         "Change",
         "Source",
     ),
-    unverified_lead="Numbers not found in the paper: ",
+    claims_traced=(
+        "{traced} claims traced to a sentence or table cell of the paper; {untraced} not"
+        " traced, marked ⚠."
+    ),
+    strict_cut_lead="Cut: ",
     line="research line",
     stars="relevance",
     source_label="full text source",
-    numbers_verified="numbers verified",
     model="model",
     tokens="tokens",
     cost="cost",
@@ -336,8 +341,7 @@ _EN = Labels(
     et_al="et al.",
     key_numbers="Key numbers",
     strict_removed=(
-        "Strict mode removed {n} number(s) the paper does not support (only the clause or"
-        " table cell around each)."
+        "Strict mode cut {n} claim(s) that could not be traced (whole sentences or rows):"
     ),
     source_names=(
         ("arxiv-html", "arXiv HTML full text"),
@@ -388,6 +392,7 @@ _EN = Labels(
     fulltext_none=(
         "No usable full text (no HTML, no extractable PDF text): written from the abstract only."
     ),
+    fulltext_absent="arXiv has neither an HTML nor a PDF of this paper: written from the abstract.",
     no_figure_in_html="The paper's HTML has no image to show.",
     fallback_ranking="Ranking: the LLM judge did not finish ({reason}); the cheap ranking stands.",
     fallback_brief=(

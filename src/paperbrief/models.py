@@ -13,7 +13,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Literal
 
-from paperbrief.text import NumberMention, arxiv, shorten
+from paperbrief.text import arxiv, shorten
 
 ListingKind = Literal["new", "cross", "replace"]
 
@@ -74,6 +74,10 @@ class Section:
     level: int  # 1 = section, 2 = subsection, …
     paragraphs: tuple[str, ...] = ()  # math kept as its TeX alt-text
     number: str = ""  # e.g. "4.1" ("A" for an appendix, "" when unnumbered)
+    # where each paragraph is, for the reader to click through (parallel to paragraphs;
+    # empty when unknown): its id in the arXiv HTML ("S4.SS1.p2"), its PDF page (1-based)
+    anchors: tuple[str, ...] = ()
+    pages: tuple[int, ...] = ()
 
     @property
     def location(self) -> str:
@@ -91,6 +95,8 @@ class Table:
     # (row, column) slots that repeat a spanning cell (colspan/rowspan copies), so a
     # renderer can show a merged cell once while every column keeps its header text
     merged: tuple[tuple[int, int], ...] = ()
+    anchor: str = ""  # its id in the arXiv HTML ("S4.T2", "S4.T2.sf1" for a sub-table)
+    parent: str = ""  # a sub-table's table ("Table 2" for "Table 2b")
 
 
 @dataclass(frozen=True)
@@ -98,21 +104,7 @@ class FigureRef:
     caption: str
     url: str  # absolute, e.g. https://arxiv.org/html/2501.11120v1/x1.png
     label: str = ""  # e.g. "Figure 1"
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """A number-bearing sentence or table cell, and where it is.
-
-    ``numbers`` are the evidence numbers as written; ``mentions`` the same numbers as the
-    number grammar read them (a table cell's bare number carries its column's unit).
-    """
-
-    text: str
-    location: str  # e.g. "Table 2" or "Section 4.1 Results"
-    numbers: tuple[str, ...] = ()
-    mentions: tuple[NumberMention, ...] = field(default=(), compare=False)
-    cell: bool = False  # a table cell (its bare numbers may be in its column's unit)
+    anchor: str = ""  # its id in the arXiv HTML ("S3.F2")
 
 
 @dataclass(frozen=True)
@@ -290,6 +282,36 @@ class Fallback:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where an evidence unit is in the paper, for the reader to click through."""
+
+    url: str  # e.g. https://arxiv.org/html/2501.11120v1#S4.SS1.p2, …/pdf/…v1#page=3
+    where: str = ""  # e.g. "Section 4.1 Results", "Table 4 · row 3 · % Change"
+
+
+@dataclass(frozen=True)
+class ClaimNote:
+    """A claim of the digest the reader is told about: not traced, or cut by strict mode."""
+
+    paper: str  # arXiv id, "" for a day-level claim
+    section: str  # e.g. "tldr", "results", "summary"
+    text: str  # the claim as the reader reads it
+    reason: str = ""  # what the verifier found, e.g. "quantity: 16.3 个百分点 is not in E8"
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What the verifier traced: how many claims, which were not traced (marked ⚠), what
+    strict mode cut, and the place of every cited unit (paper → unit id → place)."""
+
+    claims: int = 0
+    traced: int = 0
+    untraced: tuple[ClaimNote, ...] = ()
+    cut: tuple[ClaimNote, ...] = ()
+    places: dict[str, dict[str, Place]] = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass(frozen=True)
 class Provenance:
     writer: str  # "offline" or the model name
     sources: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
@@ -299,6 +321,7 @@ class Provenance:
     completion_tokens: int = 0
     cost: float = 0.0
     notes: tuple[str, ...] = ()
+    trace: Trace | None = None
 
 
 @dataclass(frozen=True)

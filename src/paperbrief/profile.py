@@ -208,12 +208,20 @@ class LLMSettings(Strict):
     concurrency: int = Field(4, ge=1, le=32, description="Requests in flight at once.")
     writer_max_tokens: int = Field(6000, ge=256, description="Completion cap of one deep read.")
     paper_text_tokens: int = Field(
-        9000, ge=500, description="Budget of paper text (tokens) sent for one deep read."
+        20000,
+        ge=500,
+        description="Paper text (tokens) one deep read is sent: the whole main body of a"
+        " typical paper; a longer paper is read in two passes (section notes, then the read).",
+    )
+    reading_chunk_tokens: int = Field(
+        14000,
+        ge=500,
+        description="Largest part of a long paper read into section notes in one call.",
     )
     strict_numbers: bool = Field(
         False,
-        description="Drop claims whose numbers the verifier cannot find in the paper"
-        " (default: keep them and flag them in the provenance footer).",
+        description="Cut every claim the verifier cannot trace to the units it cites"
+        " (default: keep them, marked ⚠; the footer counts them).",
     )
     daily_token_budget: int = Field(
         400_000, ge=0, description="Prompt+completion tokens one day may spend (0 = no limit)."

@@ -11,8 +11,6 @@ from pathlib import Path
 from paperbrief.models import Document
 from paperbrief.render import render_markdown
 from paperbrief.store import open_store
-from paperbrief.text import find_numbers
-from paperbrief.write.claims import read_markdown
 from tests.support import model_answers
 from tests.support.openai_server import OpenAIServer
 
@@ -60,25 +58,20 @@ def abstract_documents(markdown_digest_papers: dict[str, tuple[str, str]]) -> di
 
 
 def dense_digest(base: str, size: int) -> str:
-    """``base`` grown to ``size`` bytes with number-dense result notes (numbers the base's
-    own result notes state for that paper, so they verify) — the shape that made the old
-    verifier quadratic."""
+    """``base`` grown to ``size`` bytes with number-dense result notes: copies of its own
+    cited result-note lines (real numbers with their citation links, so they are traced
+    there) — the shape that made the old verifier quadratic."""
     lines = base.split("\n")
     at = next(i for i, line in enumerate(lines) if line.startswith("**结果解读**")) + 2
-    # Numbers the digest states about the paper whose section grows, so they verify there.
-    chunks = read_markdown(base).chunks
-    paper = next(c.paper for c in chunks if c.section == "result_notes")
-    numbers = [
-        m.text
-        for chunk in chunks
-        if chunk.paper == paper and chunk.section == "result_notes"
-        for m in find_numbers(chunk.text)
-        if m.kind == "value" and not m.in_name
-    ]
+    notes = []
+    for line in lines[at:]:
+        if not line.startswith("- "):
+            break
+        if "[↗](" in line:
+            notes.append(line[2:])
     extra: list[str] = []
     index = 0
     while len(base.encode()) + sum(len(e.encode()) + 1 for e in extra) < size:
-        chunk = "，".join(f"指标 {numbers[(index + k) % len(numbers)]}" for k in range(12))
-        extra.append(f"- 对比：{chunk}。")
-        index += 12
+        extra.append(f"- 对比：{notes[index % len(notes)]}")
+        index += 1
     return "\n".join(lines[:at] + extra + lines[at:])

@@ -51,12 +51,26 @@ LISTING_DAY = date(2026, 5, 22)
 PAPERS_CONSIDERED = 480
 
 
+def cited_answers(
+    papers: tuple[str, ...] = tuple(PAPERS),
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """The deep reads with the citations the writer prompt asks for, and the day synthesis
+    citing them (``*.cited.json``: the shared answers with their units added)."""
+    return {paper: answer(paper) for paper in papers}, day_answer(papers)
+
+
+def _cited(name: str) -> Path:
+    """The answer with the citations the writer prompt asks for (``*.cited.json``)."""
+    cited = ANSWERS / name.replace(".json", ".cited.json")
+    return cited if cited.exists() else ANSWERS / name
+
+
 def answer(paper_id: str) -> dict[str, Any]:
-    return json.loads((ANSWERS / ANSWER_FILES[paper_id]).read_text(encoding="utf-8"))
+    return json.loads(_cited(ANSWER_FILES[paper_id]).read_text(encoding="utf-8"))
 
 
 def day_answer(papers: tuple[str, ...] = tuple(PAPERS)) -> dict[str, Any]:
-    return json.loads((ANSWERS / DAY_FILES[papers]).read_text(encoding="utf-8"))
+    return json.loads(_cited(DAY_FILES[papers]).read_text(encoding="utf-8"))
 
 
 def documents(papers: dict[str, Path] = PAPERS) -> dict[str, Document]:
@@ -179,5 +193,6 @@ def offline_day(papers: dict[str, Path] = OFFLINE_PAPERS) -> tuple[Digest, dict[
         briefs,
         reader,
         DayFacts(DIGEST_DATE, LISTING_DAY, PAPERS_CONSIDERED),
+        docs,
     )
     return digest, docs

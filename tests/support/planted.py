@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from paperbrief.models import EXAMPLE_MARK, Document
-from paperbrief.write.claims import Chunk, claims_in, read_markdown
-from paperbrief.write.verify import Checker
+from paperbrief.text import NumberMention
+from paperbrief.text.citations import claim_sentences, markers
+from paperbrief.write.claims import Chunk, plain_markdown, read_markdown
+from paperbrief.write.trace import Sources, claim_numbers
+from paperbrief.write.verify import check_chunks
 
 KINDS = (
     "x100",
@@ -281,14 +284,34 @@ def _candidates(kind: str, claim_text: str, unit: str, paper: _Paper) -> Iterato
         yield number + rest
 
 
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+
+
+def _claims(chunk: Chunk, sources: Sources) -> list[NumberMention]:
+    """The numbers of a chunk the verifier treats as claims, outside citation markers."""
+    found: list[NumberMention] = []
+    inside = [(a, b) for a, b, _ in markers(chunk.text)]
+    for sentence in claim_sentences(chunk.text):
+        for mention in claim_numbers(sentence.text, chunk.section, bool(sentence.refs), sources):
+            start = sentence.start + mention.start
+            if not any(a <= start < b for a, b in inside):
+                found.append(replace(mention, start=start, end=sentence.start + mention.end))
+    return found
+
+
 def _replace(lines: list[str], chunk: Chunk, start: int, old: str, new: str) -> str | None:
     """The digest with the claim at ``start`` of ``chunk`` replaced: the k-th occurrence of
-    the number in the chunk is the k-th on its Markdown line (labels hold no numbers)."""
+    the number in the chunk is the k-th on its Markdown line outside link targets (labels
+    hold no numbers)."""
     text = lines[chunk.line - 1]
-    occurrence = chunk.text[:start].count(old)
+    chunk_text = re.sub(r"\[[^\]]*:(?:E|T)[^\]]*\]", lambda m: " " * len(m.group(0)), chunk.text)
+    occurrence = chunk_text[:start].count(old)
+    targets = [(m.start(), m.end()) for m in _LINK_TARGET.finditer(text)]
     position = -1
     for _ in range(occurrence + 1):
         position = text.find(old, position + 1)
+        while position >= 0 and any(a <= position < b for a, b in targets):
+            position = text.find(old, position + 1)
         if position < 0:
             return None
     changed = list(lines)
@@ -303,7 +326,11 @@ def _append(lines: list[str], chunk: Chunk, number: str) -> str:
     if text.startswith("|"):
         cells = text.strip("|").split("|")
         target = max(
-            (i for i, cell in enumerate(cells) if cell.strip() and cell.strip() in chunk.text),
+            (
+                i
+                for i, cell in enumerate(cells)
+                if cell.strip() and plain_markdown(cell).strip()[:20] in chunk.text
+            ),
             default=len(cells) - 1,
         )
         cells[target] = f" {cells[target].strip()}{clause} "
@@ -327,7 +354,7 @@ def plant_all(markdown: str, documents: dict[str, Document], per_section: int = 
         paper = papers.get(chunk.paper)
         if paper is None:
             continue
-        claims = claims_in(chunk.text, chunk.section)
+        claims = _claims(chunk, Sources({}))
         if claims:
             sections_with_claims.add((chunk.paper, chunk.section))
         for claim in claims:
@@ -367,14 +394,13 @@ def plant_all(markdown: str, documents: dict[str, Document], per_section: int = 
     return plants
 
 
-def caught(plant: Plant, checker: Checker) -> bool:
-    """Whether the verifier flags the planted number on its line. ``checker`` is the honest
-    digest's (``markdown_checker``): a plant changes neither the papers nor the day's facts,
-    so its sources can be reused across plants."""
+def caught(plant: Plant, sources: Sources) -> bool:
+    """Whether the verifier leaves the claim with the planted number untraced. ``sources``
+    are the honest digest's (``verify.digest_sources``): a plant changes neither the papers
+    nor the day's facts, so they can be reused across plants."""
     digits, _ = _claim_parts(plant.planted)
     chunks = [c for c in read_markdown(plant.markdown).chunks if c.line == plant.line]
-    _, unverified = checker.check(chunks)
-    return any(_claim_parts(claim.text)[0] == digits for claim in unverified)
+    return any(digits in check.text for check in check_chunks(chunks, sources) if not check.traced)
 
 
 @dataclass(frozen=True)
@@ -390,12 +416,12 @@ class Score:
         return self.caught / self.plants if self.plants else 0.0
 
 
-def score(plants: list[Plant], checker: Checker) -> Score:
+def score(plants: list[Plant], sources: Sources) -> Score:
     by_kind: dict[str, list[int]] = {}
     by_section: dict[str, list[int]] = {}
     missed = []
     for plant in plants:
-        hit = caught(plant, checker)
+        hit = caught(plant, sources)
         for table, key in ((by_kind, plant.kind), (by_section, plant.section)):
             entry = table.setdefault(key, [0, 0])
             entry[0] += hit

@@ -12,6 +12,7 @@ from paperbrief.cli.common import get_profile, get_store
 from paperbrief.errors import FullTextError, ProfileError
 from paperbrief.fulltext import read_local_file
 from paperbrief.fulltext.present import document_markdown, document_report, document_summary
+from paperbrief.fulltext.reading import describe_plan, plan_reading
 from paperbrief.models import Document, Paper
 from paperbrief.profile import LLMSettings
 from paperbrief.services import ArxivEndpoints, Services
@@ -27,7 +28,8 @@ from paperbrief.write.llm_writer import paper_prompt
     "--prompt",
     "as_prompt",
     is_flag=True,
-    help="Print exactly the paper text the LLM writer would be sent (figures, evidence, text).",
+    help="Print how the paper is read (section by section, with tokens) and exactly the"
+    " paper text the LLM writer is sent.",
 )
 @click.option(
     "--tokens",
@@ -55,8 +57,9 @@ def read_command(
     figures, the source used and quality flags; --json prints {"source", "title",
     "sections": [{"title", "level"}], "tables": [{"caption", "rows"}], "figures":
     [{"caption", "url"}], "flags": [...]} and more. --prompt prints exactly the paper text
-    the LLM writer is sent for this paper (--tokens N to try another budget), with a first
-    line saying which sections and tables it holds.
+    the LLM writer is sent for this paper (--tokens N to try another budget), after a
+    header saying how it is read (whole, or two passes) and, section by section, its role,
+    the paragraphs sent and their tokens.
     """
     path = Path(target)
     if path.suffix.lower() in (".html", ".htm", ".pdf") or path.exists():
@@ -97,13 +100,15 @@ def read_command(
 
 
 def writer_prompt_text(doc: Document, tokens: int | None) -> str:
-    """The paper part of the writer's prompt for ``doc``, at the profile's budget."""
-    if tokens is None:
-        try:
-            tokens = get_profile(None).llm.paper_text_tokens
-        except ProfileError:
-            tokens = LLMSettings().paper_text_tokens
-    return paper_prompt(doc, tokens)
+    """The reading plan, then the paper part of the writer's prompt for ``doc`` (every
+    first-pass part of a long paper), at the profile's budget."""
+    try:
+        settings = get_profile(None).llm
+    except ProfileError:
+        settings = LLMSettings()
+    tokens = tokens or settings.paper_text_tokens
+    plan = plan_reading(doc, tokens, settings.reading_chunk_tokens)
+    return describe_plan(plan) + "\n\n" + paper_prompt(doc, tokens)
 
 
 COMMANDS: list[click.Command] = [read_command]

@@ -61,19 +61,22 @@ def local_papers(pairs: tuple[str, ...]) -> dict[str, Document]:
 
 def _print_report(report: VerifyReport) -> None:
     console.print(
-        f"{report.verified}/{report.numbers} numbers verified across {len(report.papers)} paper(s)",
+        f"{report.traced}/{report.claims} claims traced to a sentence or table cell of the"
+        f" paper they cite, across {len(report.papers)} paper(s)",
         highlight=False,
     )
     for paper in report.missing_papers:
         console.print(
-            f"[yellow]not in the store:[/] {escape(paper)} (its numbers cannot be checked)"
+            f"[yellow]not in the store:[/] {escape(paper)} (its claims are checked against"
+            " its abstract only; pass --paper ID=FILE for the full text)"
         )
-    for claim in report.unverified:
-        where = claim.paper or "day"
-        line = f" (line {claim.line})" if claim.line else ""
+    for check in report.untraced:
+        where = check.paper or "day"
+        line = f" (line {check.line})" if check.line else ""
+        why = "; ".join(f"{f.check}: {f.detail}" for f in check.findings)
         console.print(
-            f"[red]unverified[/] {escape(where)} · {escape(claim.section)}{line}:"
-            f" [bold]{escape(claim.text)}[/]  [dim]{escape(claim.context)}[/]",
+            f"[red]not traced[/] {escape(where)} · {escape(check.section)}{line}:"
+            f" [bold]{escape(check.text)}[/]  [dim]{escape(why)}[/]",
             highlight=False,
             soft_wrap=True,
         )
@@ -81,7 +84,7 @@ def _print_report(report: VerifyReport) -> None:
 
 @click.command(
     "verify",
-    short_help="Check every number of a digest against its papers.",
+    short_help="Check every claim of a digest against the evidence it cites.",
 )
 @click.argument("digest", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
@@ -96,17 +99,17 @@ def _print_report(report: VerifyReport) -> None:
 def verify(
     digest: Path, as_json: bool, papers_from_files: tuple[str, ...], profile_path: Path | None
 ) -> None:
-    """Check every number in DIGEST.md against the papers it covers.
+    """Check every claim in DIGEST.md against the evidence units it cites.
 
-    Every section that carries numbers is checked (reasons, TL;DR, problem, method, key
-    results, notes, limitations, implications, overview, summary, theme, comparison,
-    closing). A number counts as verified when the paper states the same quantity in the
-    same unit (text, tables, captions or abstract); citation markers, years, section and
-    table numbers, standard errors and quoted example prompts are not evidence. Day-level
-    sentences are checked against the papers they name and the day's facts; numbers the
-    reader's profile states are accepted too, when a profile is found. Papers come from the
-    store, or from local files with --paper ID=FILE. Exits 0 when everything is verified and
-    3 when something is not.
+    A claim is a sentence (or results row, or table cell) that states a number, a count, a
+    direction or a comparison. Its citation links (↗, written by paperbrief) name the paper's
+    sentences and table cells it rests on; each claim is checked against those units only:
+    the quantity (value, unit, scale, sign, points vs percent; Chinese numerals and scale
+    words too), the names it attaches (model, dataset, metric, row, column), the direction
+    and the order of a comparison. A claim without a citation, or whose cited units say
+    otherwise, is not traced. Numbers the reader's profile states are not claims, when a
+    profile is found. Papers come from the store, or from local files with --paper ID=FILE.
+    Exits 0 when every claim is traced and 3 when one is not.
     """
     if not digest.exists():
         raise PaperbriefError(

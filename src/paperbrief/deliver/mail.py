@@ -55,6 +55,8 @@ CLASS_STYLES: dict[str, str] = {
     "note": "color:#6b7280;font-style:italic",
     "caption": "color:#6b7280;font-size:13px",
     "provenance": "color:#6b7280;font-size:13px",
+    "src": "font-size:11px;vertical-align:super;text-decoration:none;margin-left:1px",
+    "untraced": "color:#b45309;font-weight:600",
 }
 TAG_CHIP_STYLE = (
     "display:inline-block;background:#ecfdf5;color:#065f46;border-radius:4px;"

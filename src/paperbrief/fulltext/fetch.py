@@ -346,6 +346,15 @@ class DocumentCache(Protocol):
     def save(self, document: Document, version: int | None) -> None: ...
 
 
+def _without_places(doc: Document) -> bool:
+    """A LaTeXML or PDF Document parsed before paragraphs carried their anchors or pages
+    (author-submitted HTML has none to carry)."""
+    if doc.source not in ("arxiv-html", "ar5iv", "pdf") or "author-html" in doc.flags:
+        return False
+    with_text = [s for s in doc.sections if s.paragraphs]
+    return bool(with_text) and not any(s.anchors or s.pages for s in with_text)
+
+
 def load_or_read_paper(
     cache: DocumentCache,
     paper: Paper,
@@ -358,10 +367,12 @@ def load_or_read_paper(
     """The cached Document of ``paper`` or, when none is stored, ``read_paper`` + store it.
 
     A cached entry is reused when it has the same version as ``paper`` (or either version
-    is unknown). Abstract-only results are returned but not stored (see module docstring).
+    is unknown) and was parsed with the places of its paragraphs (a Document cached before
+    anchors existed is read again once, so its citations can link to the paragraph).
+    Abstract-only results are returned but not stored (see module docstring).
     """
     cached = cache.load(paper.id, paper.version)
-    if cached is not None:
+    if cached is not None and not _without_places(cached):
         return cached
     doc = read_paper(
         paper.id,

@@ -204,14 +204,23 @@ def parse_latexml(
         index_of[id(element)] = len(section_elements)
         section_elements.append((element, level, number, heading))
     paragraphs: list[list[str]] = [[] for _ in section_elements]
+    anchors: list[list[str]] = [[] for _ in section_elements]
     for para in article.xpath('.//div[contains(concat(" ", @class, " "), " ltx_para ")]'):
         if _is_inside(para, article, lambda a: has_class(a, "ltx_para") or _is_float(a)):
             continue
         where = _nearest_section(para, index_of)
         if where is not None:
-            paragraphs[where].extend(paragraph_texts(para))
+            texts = paragraph_texts(para)
+            paragraphs[where].extend(texts)
+            anchors[where].extend([para.get("id", "")] * len(texts))
     sections = tuple(
-        Section(heading=heading, level=level, paragraphs=tuple(paragraphs[i]), number=number)
+        Section(
+            heading=heading,
+            level=level,
+            paragraphs=tuple(paragraphs[i]),
+            number=number,
+            anchors=tuple(anchors[i]),
+        )  # fmt: skip
         for i, (_, level, number, heading) in enumerate(section_elements)
     )
 
@@ -268,47 +277,87 @@ def _authors(article: _Element) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _tabulars(element: _Element) -> list[_Element]:
+    """The outermost data tables of a float: LaTeXML tabulars, else (a table typeset as a
+    math array) its equation tables, whose cells read as their TeX."""
+
+    def outermost(tables: list[_Element]) -> list[_Element]:
+        return [t for t in tables if not _is_inside(t, element, lambda a: a.tag == "table")]
+
+    tabulars = outermost([t for t in element.iter("table") if "ltx_tabular" in class_list(t)])
+    if tabulars:
+        return tabulars
+    return outermost([t for t in element.iter("table") if has_class(t, "ltx_equationgroup")
+                      or has_class(t, "ltx_equation")])  # fmt: skip
+
+
+def _grid(tabulars: list[_Element]) -> tuple[list[tuple[str, ...]], list[tuple[int, int]], int]:
+    rows: list[tuple[str, ...]] = []
+    merged: list[tuple[int, int]] = []
+    header_rows = 0
+    for tabular in tabulars:
+        grid = table_grid(tabular)
+        if not rows:
+            header_rows = grid.header_rows
+        merged.extend((row + len(rows), column) for row, column in grid.merged)
+        rows.extend(grid.rows)
+    return rows, merged, header_rows
+
+
+def _sub_tables(figure: _Element) -> list[_Element]:
+    """The table floats directly inside ``figure`` (its sub-tables), outermost only."""
+
+    def nested(element: _Element) -> bool:
+        return element.tag == "figure" and element is not figure and has_class(element, "ltx_table")
+
+    return [
+        sub
+        for sub in figure.iter("figure")
+        if sub is not figure and has_class(sub, "ltx_table") and not _is_inside(sub, figure, nested)
+    ]
+
+
+_SUB_LABEL = re.compile(r"^\(?([a-z])\)\s*")
+
+
 def _tables(
     article: _Element,
     section_elements: list[tuple[_Element, int, str, str]],
     index_of: dict[int, int],
 ) -> tuple[Table, ...]:
+    """Every table float; a float made of sub-tables ("(a) 2-people", "(b) 3-people") gives
+    its own caption (no cells) and then one Table per sub-table: ``Table 2a`` with its
+    sub-caption, so the text's "Table 2(b)" maps to its cells."""
     tables: list[Table] = []
     floats = article.xpath('.//figure[contains(concat(" ", @class, " "), " ltx_table ")]')
     for figure in floats:
         if _is_inside(figure, article, lambda a: a.tag == "figure" and has_class(a, "ltx_table")):
-            continue  # a sub-table: its rows belong to the enclosing float
+            continue  # a sub-table: read with its enclosing float below
         label, caption = _caption(figure)
-        rows: list[tuple[str, ...]] = []
-        merged: list[tuple[int, int]] = []
-        header_rows = 0
-        tabulars = [
-            t
-            for t in figure.iter("table")
-            if "ltx_tabular" in class_list(t)
-            and not _is_inside(t, figure, lambda a: a.tag == "table")
-        ]
-        for tabular in tabulars:
-            grid = table_grid(tabular)
-            if not rows:
-                header_rows = grid.header_rows
-            merged.extend((row + len(rows), column) for row, column in grid.merged)
-            rows.extend(grid.rows)
+        label = label or f"Table {len(tables) + 1}"
         where = _nearest_section(figure, index_of)
         section = ""
         if where is not None:
             _, _, number, heading = section_elements[where]
             section = " ".join(p for p in (number, heading) if p)
+        subs = _sub_tables(figure)
+        if subs:
+            tables.append(Table(caption, label, (), 0, section, (), figure.get("id", "")))
+            for position, sub in enumerate(subs):
+                _, sub_caption = _caption(sub)
+                letter_match = _SUB_LABEL.match(sub_caption)
+                letter = letter_match.group(1) if letter_match else chr(ord("a") + position)
+                rows, merged, header_rows = _grid(_tabulars(sub))
+                tables.append(
+                    Table(sub_caption or f"({letter})", f"{label}{letter}", tuple(rows),
+                          header_rows, section, tuple(merged), sub.get("id", ""), label)
+                )  # fmt: skip
+            continue
+        rows, merged, header_rows = _grid(_tabulars(figure))
         tables.append(
-            Table(
-                caption=caption,
-                label=label or f"Table {len(tables) + 1}",
-                rows=tuple(rows),
-                header_rows=header_rows,
-                section=section,
-                merged=tuple(merged),
-            )
-        )
+            Table(caption, label, tuple(rows), header_rows, section, tuple(merged),
+                  figure.get("id", ""))
+        )  # fmt: skip
     return tuple(tables)
 
 
@@ -332,6 +381,10 @@ def _figures(article: _Element, base: str) -> tuple[tuple[FigureRef, ...], int, 
         if not usable:
             if figure.find(".//svg") is not None:
                 svg += 1
+            if caption:  # a figure drawn inline (SVG) or whose image failed: its caption is text
+                figures.append(FigureRef(caption=caption, url="", label=label,
+                                         anchor=figure.get("id", "")))  # fmt: skip
             continue
-        figures.append(FigureRef(caption=caption, url=urljoin(base, usable[0]), label=label))
+        figures.append(FigureRef(caption=caption, url=urljoin(base, usable[0]), label=label,
+                                 anchor=figure.get("id", "")))  # fmt: skip
     return tuple(figures), missing, svg

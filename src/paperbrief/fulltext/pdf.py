@@ -62,7 +62,9 @@ def extract_pdf_pages(content: bytes) -> tuple[list[str], dict[str, str]]:
     return pages, metadata
 
 
-def _clean_lines(pages: list[str]) -> list[str]:
+def _clean_lines(pages: list[str]) -> list[tuple[str, int]]:
+    """The text lines of every page with their page number (1-based), running heads,
+    page numbers and arXiv's margin stamp removed."""
     split = [
         [
             line.strip()
@@ -79,8 +81,8 @@ def _clean_lines(pages: list[str]) -> list[str]:
         for line in {*content[:2], *content[-2:]}:
             edges[re.sub(r"\d+", "#", line)] += 1
     repeated = {key for key, count in edges.items() if count >= 2 and len(key) < 100}
-    out: list[str] = []
-    for lines in split:
+    out: list[tuple[str, int]] = []
+    for page, lines in enumerate(split, 1):
         content = [line for line in lines if line]
         for position, line in enumerate(content):
             edge = position < 2 or position >= len(content) - 2
@@ -88,7 +90,7 @@ def _clean_lines(pages: list[str]) -> list[str]:
                 continue
             if edge and len(split) > 2 and re.sub(r"\d+", "#", line) in repeated:
                 continue
-            out.append(line)
+            out.append((line, page))
     return out
 
 
@@ -112,7 +114,8 @@ def parse_pdf(
     if not arxiv_id and pages:
         stamp = re.search(rf"arXiv:({ID_PATTERN})(?:v\d+)?\s+\[", pages[0])
         arxiv_id = stamp.group(1) if stamp else ""
-    lines = _clean_lines(pages)
+    paged = _clean_lines(pages)
+    lines = [line for line, _ in paged]
     if sum(len(line) for line in lines) < 500:
         raise FullTextError(
             "the PDF has almost no extractable text (scanned or image-only?)",
@@ -122,7 +125,8 @@ def parse_pdf(
     title = metadata.get("Title", "").strip()
     flags = ["pdf-no-tables", "pdf-no-figures"]
 
-    blocks: list[tuple[str, str, int, list[str]]] = [("", "", 0, [])]  # number, heading, level
+    # number, heading, level, (line, page) of its body
+    blocks: list[tuple[str, str, int, list[tuple[str, int]]]] = [("", "", 0, [])]
     numbering: list[int] = []
     appendix: tuple[str, int] | None = None  # after the references: ("A", 0), ("A", 1)…
     index = 0
@@ -162,10 +166,10 @@ def parse_pdf(
             if text.lower() in ("references", "bibliography"):
                 appendix = ("", 0)
         else:
-            blocks[-1][3].append(line)
+            blocks[-1][3].append(paged[index])
         index += 1
 
-    front = blocks[0][3]
+    front = [line for line, _ in blocks[0][3]]
     if not title and front:
         title = _title_from_lines(front)
     abstract = ""
@@ -174,14 +178,17 @@ def parse_pdf(
     for number, block_heading, level, body in blocks[1:]:
         name = block_heading.lower()
         if name == "abstract":
-            abstract = " ".join(_paragraphs(body, typical))
+            abstract = " ".join(text for text, _ in _paragraphs(body, typical))
         elif name in ("references", "bibliography"):
-            references = _references(body)
+            references = _references([line for line, _ in body])
         elif name == "keywords":
             continue
         else:
-            paragraphs = tuple(_paragraphs(body, typical))
-            sections.append(Section(block_heading, level, paragraphs, number))
+            read = _paragraphs(body, typical)
+            sections.append(
+                Section(block_heading, level, tuple(t for t, _ in read), number,
+                        pages=tuple(page for _, page in read))
+            )  # fmt: skip
     if not abstract:
         flags.append("no-abstract")
     if not sections:
@@ -210,17 +217,21 @@ def _title_from_lines(lines: list[str]) -> str:
     return title
 
 
-def _paragraphs(lines: list[str], typical: float) -> list[str]:
-    paragraphs: list[str] = []
+def _paragraphs(lines: list[tuple[str, int]], typical: float) -> list[tuple[str, int]]:
+    """Paragraphs of a section's lines, each with the page it starts on."""
+    paragraphs: list[tuple[str, int]] = []
     current: list[str] = []
-    for line in lines:
+    page = 0
+    for line, on_page in lines:
+        if not current:
+            page = on_page
         current.append(line)
         if line.endswith((".", ":", "?")) and len(line) < 0.75 * typical:
-            paragraphs.append(" ".join(current))
+            paragraphs.append((" ".join(current), page))
             current = []
     if current:
-        paragraphs.append(" ".join(current))
-    return [re.sub(r"\s+", " ", p).strip() for p in paragraphs if p.strip()]
+        paragraphs.append((" ".join(current), page))
+    return [(re.sub(r"\s+", " ", p).strip(), n) for p, n in paragraphs if p.strip()]
 
 
 def _references(lines: list[str]) -> list[str]:

@@ -201,8 +201,11 @@ _ROLE_WORDS: tuple[tuple[Role, tuple[str, ...]], ...] = (
 )
 _APPENDIX_HEADING = re.compile(r"^(?:appendix|appendices|supplementary|supplemental)\b", re.I)
 _TABLE_REFERENCE = re.compile(
-    r"\b(Tables?|Tab\.)\s*((?:[A-Z]?\d+(?:\.\d+)?[a-z]?(?:\s*(?:,|and|&|–|-|to)\s*)?)+)"
+    r"\b(Tables?|Tab\.)\s*((?:[A-Z]?\d+(?:\.\d+)?(?:[a-z]|\([a-z]\))?(?:\s*(?:,|and|&|–|-|to)\s*)?)+)"
 )
+
+
+_TABLE_NUMBER = re.compile(r"([A-Z]?\d+(?:\.\d+)?)(?:([a-z])\b|\(([a-z])\))?")
 
 
 @dataclass(frozen=True)
@@ -230,13 +233,54 @@ class RoledSection:
         return self.role in ("discussion", "conclusion", "limitations") and not self.appendix
 
 
+_WORD_PATTERNS: tuple[tuple[Role, re.Pattern[str]], ...] = tuple(
+    # a role word starts a word of the heading: "metric" is not in "asymmetric"
+    (role, re.compile("|".join(r"(?<![a-z])" + re.escape(w.strip()) for w in words)))
+    for role, words in _ROLE_WORDS
+)
+
+
 def heading_role(heading: str) -> Role | None:
     """The role a heading's own words give, or None when they name none."""
     name = f" {heading.lower()} "
-    for role, words in _ROLE_WORDS:
-        if any(word in name for word in words):
+    for role, pattern in _WORD_PATTERNS:
+        if pattern.search(name):
             return role
     return None
+
+
+# What a paragraph does, read from its sentences: a finding states an outcome (we find,
+# results show, outperforms, increases by, Table 2 shows … with a quantity); a design
+# sentence says what was done (we create / finetune / recruit / randomize, consists of).
+_FINDING = re.compile(
+    r"\bwe (?:find|found|observe[sd]?|see|note|show(?:ed)?)\b|\bresults? (?:show|indicate|"
+    r"suggest|reveal|demonstrate|are shown)|\b(?:outperform|surpass|exceed|improv|increas|"
+    r"decreas|reduc|rais|declin|drop)\w*|\bsignificant(?:ly)?\b|\b(?:higher|lower|better|"
+    r"worse) than\b|\b(?:tables?|figures?|fig\.)\s*\d+\w?\s*(?:shows?|reports?|presents?|"
+    r"lists?|summari[sz]es)|\bas shown in\b|\bconsistently\b|\bon average\b|\bachiev\w*",
+    re.IGNORECASE,
+)
+_DESIGN = re.compile(
+    r"\bwe (?:create|construct|collect|recruit|design|fine-?tune|train|use|employ|randomi[sz]e|"
+    r"assign|sample|define|generate|select|implement|adopt|follow|build|prompt|ask|run|"
+    r"conduct|consider|experiment with|test|develop)\b|\bparticipants (?:were|are)\b|"
+    r"\bwere randomi[sz]ed\b|\bconsists? of\b|\bcompris\w+\b|\bdetails (?:are|can be)\b",
+    re.IGNORECASE,
+)
+_QUANTITY = re.compile(r"\d+(?:\.\d+)?\s?(?:%|×|x\b|pp\b|percentage points?|times\b)|\d\.\d")
+
+
+def paragraph_reports_findings(paragraph: str) -> bool:
+    """Whether a paragraph states outcomes (module docstring), not only what was done."""
+    for sentence in re.split(r"(?<=[.!?])\s+", paragraph):
+        finding = bool(_FINDING.search(sentence))
+        if finding or (_QUANTITY.search(sentence) and not _DESIGN.search(sentence)):
+            return True
+    return False
+
+
+def paragraph_describes_design(paragraph: str) -> bool:
+    return bool(_DESIGN.search(paragraph))
 
 
 def roled_sections(doc: Document) -> list[RoledSection]:
@@ -261,15 +305,35 @@ def roled_sections(doc: Document) -> list[RoledSection]:
         own[i] == "results" and s.level == 1 and not _lettered(s.number)
         for i, s in enumerate(sections)
     )
+
+    def content_role(index: int, role: Role) -> Role:
+        """A results-named section that only describes what was done is setup; a section
+        with no role words reports results when most of its paragraphs do."""
+        paragraphs = [p for p in sections[index].paragraphs if not p.startswith("> ")]
+        if not paragraphs:
+            return role
+        reporting = sum(1 for p in paragraphs if paragraph_reports_findings(p))
+        designing = sum(1 for p in paragraphs if paragraph_describes_design(p))
+        if role == "results" and not reporting and designing and not results_below[index]:
+            return "setup"
+        return role
+
     result: list[RoledSection] = []
+    worded: list[Role | None] = []  # the role heading words gave (own, else the parent's)
     in_appendix = False
     for index, section in enumerate(sections):
         parent = parent_of[index]
         if _lettered(section.number) or _APPENDIX_HEADING.match(section.heading):
             in_appendix = True
         role: Role
-        if own[index] is not None:
-            role = own[index]  # type: ignore[assignment]
+        words = (
+            own[index]
+            if own[index] is not None
+            else (worded[parent] if parent is not None else None)
+        )
+        worded.append(words)
+        if words is not None:
+            role = content_role(index, words)
         elif parent is not None:
             role = result[parent].role
         elif index == 0:
@@ -298,11 +362,13 @@ def _lettered(number: str) -> bool:
 
 
 def table_references(text: str) -> list[str]:
-    """Table labels a text refers to, in order: "Tables 2 and 3" → ["Table 2", "Table 3"]."""
+    """Table labels a text refers to, in order: "Tables 2 and 3" → ["Table 2", "Table 3"];
+    a sub-table adds its own label: "Table 2(b)" → ["Table 2", "Table 2b"]."""
     labels: list[str] = []
     for match in _TABLE_REFERENCE.finditer(text):
-        for number in re.findall(r"[A-Z]?\d+(?:\.\d+)?", match.group(2)):
-            label = f"Table {number}"
-            if label not in labels:
-                labels.append(label)
+        for part in _TABLE_NUMBER.finditer(match.group(2)):
+            number, sub = part.group(1), part.group(2) or part.group(3) or ""
+            for label in (f"Table {number}", f"Table {number}{sub}" if sub else ""):
+                if label and label not in labels:
+                    labels.append(label)
     return labels

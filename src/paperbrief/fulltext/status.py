@@ -35,7 +35,8 @@ class FullTextStatus(StrEnum):
     PDF_HTML_FAILED = "pdf-html-failed"  # the HTML could not be fetched; read from the PDF
     PDF_HTML_UNUSABLE = "pdf-html-unusable"  # the HTML exists but its conversion failed
     ABSTRACT_FETCH_FAILED = "abstract-fetch-failed"  # every source failed to arrive
-    ABSTRACT_NO_FULLTEXT = "abstract-no-fulltext"  # no source has usable text
+    ABSTRACT_NO_FULLTEXT = "abstract-no-fulltext"  # a source exists but has no usable text
+    ABSTRACT_ABSENT = "abstract-absent"  # arXiv has neither HTML nor a PDF (404s)
     ABSTRACT = "abstract"  # only the abstract is known; no reason recorded
     NOT_FETCHED = "not-fetched"  # offline: the full text was not tried
 
@@ -68,6 +69,8 @@ def fulltext_status(doc: Document | None) -> FullTextStatus:
         return FullTextStatus.PDF_NO_HTML if html_attempts else FullTextStatus.PDF
     if "fetch-failed" in doc.flags or "unreachable" in kinds:
         return FullTextStatus.ABSTRACT_FETCH_FAILED
+    if doc.attempts and kinds == {"absent"}:
+        return FullTextStatus.ABSTRACT_ABSENT  # no HTML and no PDF at all (e.g. a 404)
     if doc.attempts:
         return FullTextStatus.ABSTRACT_NO_FULLTEXT
     return FullTextStatus.ABSTRACT

@@ -21,9 +21,9 @@ _DELIMITER = re.compile(r"<\s*/?\s*(paper|picks)", re.IGNORECASE)
 LANGUAGE_NAMES = {"zh": "Chinese (简体中文)", "en": "English"}
 LANGUAGE_STYLE = {
     "zh": "用中文写作，英文术语（模型名、benchmark、指标、方法名）保留英文原文；"
-    "把读者的研究组称为“我们”。推断内容以“推断：”开头。",
-    "en": "Address the reader's group as 'we'. Start extrapolated statements with"
-    " 'Extrapolation:'.",
+    "把读者的研究组称为“我们”。超出原文的推断标一次“推断：”（整段都是推断时只在段首标一次）。",
+    "en": "Address the reader's group as 'we'. Mark an extrapolation once with"
+    " 'Extrapolation:' (once at the start when a whole section is one).",
 }
 
 

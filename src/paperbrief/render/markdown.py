@@ -14,6 +14,7 @@ from urllib.parse import quote
 from paperbrief.labels import Labels, labels_for, stars_text
 from paperbrief.models import OFFLINE_WRITER, ComparisonTable, Digest, PaperBrief, TableData
 from paperbrief.profile import Profile
+from paperbrief.render.links import annotate
 from paperbrief.render.rich import (
     escape_md,
     markdown_blocks,
@@ -210,9 +211,6 @@ def _provenance(digest: Digest, labels: Labels) -> list[str]:
     )
     if sources:
         lines.append(f"- {labels.source_label}{labels.colon}{escape_md(sources)}")
-    if prov.numbers_checked:
-        checked = f"{prov.numbers_verified}/{prov.numbers_checked}"
-        lines.append(f"- {labels.numbers_verified}{labels.colon}{checked}")
     if prov.writer != OFFLINE_WRITER:
         parts = (
             f"{labels.model}{labels.colon}{escape_md(prov.writer)}",
@@ -226,7 +224,9 @@ def _provenance(digest: Digest, labels: Labels) -> list[str]:
 
 
 def render_markdown(digest: Digest, profile: Profile) -> str:
-    """The complete blog post for ``digest``."""
+    """The complete blog post for ``digest`` (citations as links to the paper, ⚠ after
+    every claim that was not traced)."""
+    digest = annotate(digest)
     labels = labels_for(digest.language)
     out = [_yaml(front_matter(digest, profile)), "", f"# {escape_md(digest.title)}", ""]
     if digest.summary:

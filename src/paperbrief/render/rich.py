@@ -17,10 +17,11 @@ import re
 from dataclasses import dataclass
 from html import escape
 from typing import Literal
+from urllib.parse import quote
 
 from markupsafe import Markup
 
-SpanKind = Literal["text", "bold", "code"]
+SpanKind = Literal["text", "bold", "code", "link", "flag"]
 BlockKind = Literal["paragraph", "bullets", "numbers"]
 
 
@@ -28,6 +29,8 @@ BlockKind = Literal["paragraph", "bullets", "numbers"]
 class Span:
     kind: SpanKind
     text: str
+    url: str = ""  # a link's target (http/https only)
+    title: str = ""  # a link's title: the evidence unit it points to, e.g. "E12 · Section 4.1"
 
 
 @dataclass(frozen=True)
@@ -39,13 +42,37 @@ class Block:
 _BULLET = re.compile(r"^\s*(?:[•·▪◦‣∙●]|[-*+])\s+")
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*)")
 _CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# Citation links and "not traced" flags arrive in a field's text as private-use sentinels
+# (``render.links.annotate`` puts them there; any the writer typed are removed first).
+LINK_OPEN, LINK_SPLIT, LINK_CLOSE, FLAG = "\ue000", "\ue001", "\ue002", "\ue003"
+SENTINELS = LINK_OPEN + LINK_SPLIT + LINK_CLOSE + FLAG
+_SENTINEL = re.compile(
+    f"{LINK_OPEN}([^{SENTINELS}]*){LINK_SPLIT}([^{SENTINELS}]*){LINK_CLOSE}|{FLAG}"
+)
+LINK_TEXT = "↗"
+FLAG_TEXT = "⚠"
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!$~])")
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
 
 def inline_spans(text: str) -> tuple[Span, ...]:
-    """Code spans first (their content is literal), then bold in the rest."""
+    """Citation links and flags first, then code spans (their content is literal), then
+    bold in the rest."""
+    spans: list[Span] = []
+    position = 0
+    for match in _SENTINEL.finditer(text):
+        spans.extend(_code_spans(text[position : match.start()]))
+        if match.group(0) == FLAG:
+            spans.append(Span("flag", FLAG_TEXT))
+        elif match.group(1).startswith(("https://", "http://")):
+            spans.append(Span("link", LINK_TEXT, url=match.group(1), title=match.group(2)))
+        position = match.end()
+    spans.extend(_code_spans(text[position:]))
+    return tuple(span for span in spans if span.text)
+
+
+def _code_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     position = 0
     for match in _CODE.finditer(text):
@@ -55,7 +82,7 @@ def inline_spans(text: str) -> tuple[Span, ...]:
             spans.append(Span("code", code))
         position = match.end()
     spans.extend(_bold_spans(text[position:]))
-    return tuple(span for span in spans if span.text)
+    return spans
 
 
 def _bold_spans(text: str) -> list[Span]:
@@ -102,9 +129,12 @@ def parse(text: str) -> tuple[Block, ...]:
 
 
 def plain(text: str) -> str:
-    """The field's text without any marks, on one line (for alt texts and descriptions)."""
+    """The field's text without any marks, on one line (for alt texts and descriptions);
+    citation links and flags are left out."""
     return " ".join(
-        "".join(span.text for span in item) for block in parse(text) for item in block.items
+        "".join(span.text for span in item if span.kind not in ("link", "flag"))
+        for block in parse(text)
+        for item in block.items
     )
 
 
@@ -155,6 +185,10 @@ def markdown_inline(spans: tuple[Span, ...] | str, in_table: bool = False) -> st
             out += _escape_edges(span.text)
         elif span.kind == "code":
             out += _code_md(span.text, in_table)
+        elif span.kind == "link":
+            out += _link_md(span, in_table)
+        elif span.kind == "flag":
+            out += (" " if out and not out.endswith(" ") else "") + span.text
         else:
             before = out[-1:]
             following = spans[index + 1].text[:1] if index + 1 < len(spans) else ""
@@ -166,6 +200,16 @@ def markdown_inline(spans: tuple[Span, ...] | str, in_table: bool = False) -> st
             if closes_on_punctuation and following and not _loose(following):
                 out += " "
     return " ".join(out.split(" ")).strip()
+
+
+def _link_md(span: Span, in_table: bool) -> str:
+    """``[↗](url "title")``: the URL percent-encoded, the title's quotes and backslashes
+    escaped (and pipes inside a table)."""
+    url = quote(span.url, safe=":/?#[]@!$&*+,;=%~-._")
+    title = span.title.replace("\\", "\\\\").replace('"', '\\"')
+    if in_table:
+        title = title.replace("|", "\\|")
+    return f'[{span.text}]({url} "{title}")' if title else f"[{span.text}]({url})"
 
 
 def _loose(char: str) -> bool:
@@ -224,18 +268,24 @@ def html_inline(spans: tuple[Span, ...] | str) -> Markup:
     for span in spans:
         # "0.14 ± 0.01" is one quantity: it never breaks across lines
         text = escape(span.text, quote=False).replace(" ± ", "\u00a0±\u00a0")
-        parts.append(
-            f"<strong>{text}</strong>"
-            if span.kind == "bold"
-            else f"<code>{text}</code>"
-            if span.kind == "code"
-            else text
-        )
+        if span.kind == "bold":
+            parts.append(f"<strong>{text}</strong>")
+        elif span.kind == "code":
+            parts.append(f"<code>{text}</code>")
+        elif span.kind == "link":
+            url = escape(quote(span.url, safe=":/?#[]@!$&*+,;=%~-._"))
+            parts.append(f'<a class="src" href="{url}" title="{escape(span.title)}">{text}</a>')
+        elif span.kind == "flag":
+            parts.append(f' <span class="untraced">{text}</span>')
+        else:
+            parts.append(text)
     return Markup("".join(parts).strip())
 
 
-def _lead_html(lead: str, colon: str) -> str:
-    return f"<strong>{escape(lead)}</strong>{escape(colon)}" if lead else ""
+def _lead_html(lead: str, colon: str) -> Markup:
+    # Markup, not str: ``str + Markup`` escapes the str, which printed a literal
+    # "<strong>局限 1</strong>" before every labelled item (issue 18).
+    return Markup(f"<strong>{escape(lead)}</strong>{escape(colon)}") if lead else Markup("")
 
 
 def html_blocks(text: str, lead: str = "", colon: str = "") -> Markup:
@@ -252,7 +302,7 @@ def html_blocks(text: str, lead: str = "", colon: str = "") -> Markup:
             tag = "ol" if block.kind == "numbers" else "ul"
             items = "".join(f"<li>{html_inline(item)}</li>" for item in block.items)
             out.append(f"<{tag}>{items}</{tag}>")
-        lead_html = ""
+        lead_html = Markup("")
     if lead_html:
         out.append(f"<p>{lead_html}</p>")
     return Markup("".join(out))

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import date
 
-from paperbrief.models import Digest, Paper, PaperBrief, ScoredPaper
+from paperbrief.models import Digest, Paper, PaperBrief, ScoredPaper, Trace
 from paperbrief.records import DigestEntry, DigestHit, PickedPaper, Run, StoredDigest
 from paperbrief.store import codec
 from paperbrief.store.database import Database, now
@@ -328,9 +328,10 @@ class Digests:
             rows = db.execute(query + " ORDER BY digest_date", args).fetchall()
         return [date.fromisoformat(row[0]) for row in rows]
 
-    def briefs_of(self, paper_id: str) -> list[tuple[date, PaperBrief]]:
-        """Every published brief about a paper, newest digest first."""
-        found: list[tuple[date, PaperBrief]] = []
+    def briefs_of(self, paper_id: str) -> list[tuple[date, PaperBrief, Trace | None]]:
+        """Every published brief about a paper, newest digest first, with what its digest's
+        verifier traced (the places its citations link to)."""
+        found: list[tuple[date, PaperBrief, Trace | None]] = []
         for digest_date in self._picks.dates_of(paper_id):
             with self._db.read() as db:
                 rows = db.execute(
@@ -338,7 +339,10 @@ class Digests:
                 ).fetchall()
             for row in rows:
                 digest = codec.decode(Digest, row[0])
-                found.extend((digest_date, b) for b in digest.briefs if b.paper.id == paper_id)
+                trace = digest.provenance.trace if digest.provenance else None
+                found.extend(
+                    (digest_date, b, trace) for b in digest.briefs if b.paper.id == paper_id
+                )
         return found
 
     def search(self, query: str, limit: int = 30, profile: str | None = None) -> list[DigestHit]:

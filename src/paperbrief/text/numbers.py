@@ -34,6 +34,7 @@ from typing import Literal
 
 from paperbrief.text.arxiv import DATED_NEW_ID
 from paperbrief.text.cjk import count_ideographs
+from paperbrief.text.numerals import WordNumber, chinese_numbers, english_number_words
 
 Kind = Literal["value", "error", "reference", "citation", "year", "ratio", "quoted", "identifier"]
 
@@ -183,6 +184,22 @@ _COUNTED = re.compile(
     r"students?|workers?|firms?|households?|respondents?|observations?|subjects?)\b)"
 )
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
+_APPROX_BEFORE = re.compile(
+    r"(?:约|大约|近|将近|接近|近乎|几乎|~|≈|∼|\b(?:about|around|approximately|approx\.|roughly|"
+    r"nearly|almost|some))\s*$",
+    re.IGNORECASE,
+)
+_APPROX_AFTER = re.compile(r"^\s*(?:左右|上下)")
+_OVER_BEFORE = re.compile(
+    r"(?:超过|逾|多于|大于|高达|>|≥|\b(?:more than|over|above|at least|exceeding|upwards of))\s*$",
+    re.IGNORECASE,
+)
+_OVER_AFTER = re.compile(r"^\s*(?:以上|余|多(?![少种])|\+(?!\d))")
+_UNDER_BEFORE = re.compile(
+    r"(?:不到|不足|少于|小于|低于|<|≤|\b(?:less than|fewer than|under|below|at most|up to))\s*$",
+    re.IGNORECASE,
+)
+_UNDER_AFTER = re.compile(r"^\s*(?:以下|以内)")
 _ARXIV_ID = re.compile(rf"^{DATED_NEW_ID}$")
 
 
@@ -206,6 +223,10 @@ class NumberMention:
     grouped: bool  # written with thousands separators ("1,234")
     scale: float = 1.0  # k / M / B / million / 万 / 亿 written with the number
     kind: Kind = "value"
+    approx: bool = False  # 约 / 近 / about / around / ~ before it: a rounded statement
+    bound: str = ""  # "over" (超过, more than, >) or "under" (不到, less than, <)
+    pair: tuple[float, float] | None = None  # (part, whole) of "4/5", "4 out of 5", "五分之四"
+    words: bool = False  # written in words (七, 两倍, seven, twice), not digits
 
     @property
     def dimension(self) -> str:
@@ -336,7 +357,12 @@ def find_numbers(text: str) -> list[NumberMention]:
             kind = "quoted"
         else:
             kind = _kind(text, match, mention)
-        found.append(with_kind(mention, kind))
+        mention = _qualify(text, replace(mention, kind=kind))
+        if kind == "ratio" and text[end : end + 1] == "/":
+            tail = re.match(r"/(\d+)", text[end:])
+            if tail:
+                mention = replace(mention, pair=(mention.value, float(tail.group(1))))
+        found.append(mention)
     if any(
         word in text.lower()
         for word in (
@@ -353,7 +379,77 @@ def find_numbers(text: str) -> list[NumberMention]:
         )
     ):
         found = sorted(found + _word_numbers(text), key=lambda m: m.start)
+    words = [*chinese_numbers(text), *english_number_words(text)]
+    if words:
+        found = _merge_words(
+            text,
+            found,
+            words,
+            urls_spans=_spans(_URL, text),
+            quoted_spans=_spans(_QUOTED, text, min_words=4),
+        )
     return found
+
+
+def _qualify(text: str, mention: NumberMention) -> NumberMention:
+    """Mark a number stated roughly (约 83%, about 2×, 83% 左右) or as a bound (超过 1,000)."""
+    before = text[max(0, mention.start - 16) : mention.start]
+    after = text[mention.end : mention.end + 4]
+    if _APPROX_BEFORE.search(before) or _APPROX_AFTER.match(after):
+        return replace(mention, approx=True)
+    if _OVER_BEFORE.search(before) or _OVER_AFTER.match(after):
+        return replace(mention, bound="over")
+    if _UNDER_BEFORE.search(before) or _UNDER_AFTER.match(after):
+        return replace(mention, bound="under")
+    return mention
+
+
+def _merge_words(
+    text: str,
+    found: list[NumberMention],
+    words: list[WordNumber],
+    urls_spans: list[tuple[int, int]],
+    quoted_spans: list[tuple[int, int]],
+) -> list[NumberMention]:
+    """Digit tokens plus the numbers written in words that no digit token overlaps."""
+    # "4 out of 5" is one pair, not two counts: a pair replaces the digit tokens inside it
+    pairs = [w for w in words if w.pair is not None]
+    found = [m for m in found if not any(p.start <= m.start < p.end for p in pairs)]
+    taken = [(m.start, m.end) for m in found]
+    merged = list(found)
+    for word in words:
+        if any(s < word.end and word.start < e for s, e in taken):
+            continue
+        before = text[max(0, word.start - _WINDOW) : word.start]
+        kind: Kind = "value"
+        if any(s <= word.start < e for s, e in urls_spans):
+            kind = "identifier"
+        elif any(s <= word.start < e for s, e in quoted_spans):
+            kind = "quoted"
+        elif _REFERENCE_BEFORE.search(before):
+            kind = "reference"
+        mention = NumberMention(
+            text=word.text,
+            value=word.value,
+            decimals=0 if float(word.value).is_integer() else 2,
+            unit=word.unit,
+            negative=False,
+            start=word.start,
+            end=word.end,
+            in_name=False,
+            glued_after=False,
+            grouped=False,
+            kind=kind,
+            approx=word.approx,
+            bound=word.bound,
+            pair=word.pair,
+            words=True,
+        )
+        if not word.approx and not word.bound:
+            mention = _qualify(text, mention)
+        merged.append(mention)
+        taken.append((word.start, word.end))
+    return sorted(merged, key=lambda m: m.start)
 
 
 def _word_numbers(text: str) -> list[NumberMention]:
@@ -391,8 +487,8 @@ def with_unit(mention: NumberMention, unit: str, scale: float = 1.0) -> NumberMe
 
 _HEADER_UNIT = re.compile(
     r"\(\s*(%|％|pp|x|×|s|ms|sec|min|h|hours?|GB|MB|KB|TB|\$|USD|¥|€|k|K|M|B|thousands?|"
-    r"millions?|billions?)\s*\)|(%|％)|\bin (percent|seconds|minutes|hours|ms|GB|MB|USD|dollars|"
-    r"thousands|millions|billions)\b|\b(percent(?:age)?)\b",
+    r"millions?|billions?|yuan|RMB|CNY|EUR|dollars?|元|美元)\s*\)|(%|％)|\bin (percent|seconds|"
+    r"minutes|hours|ms|GB|MB|USD|dollars|yuan|thousands|millions|billions)\b|\b(percent(?:age)?)\b",
     re.IGNORECASE,
 )
 _HEADER_WORDS = {
@@ -404,6 +500,7 @@ _HEADER_WORDS = {
     "hours": "h",
     "hour": "h",
     "dollars": "USD",
+    "dollar": "USD",
     "thousands": "thousand",
     "millions": "million",
     "billions": "billion",

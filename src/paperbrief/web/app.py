@@ -30,6 +30,8 @@ from paperbrief.fulltext.present import document_outline
 from paperbrief.labels import labels_for
 from paperbrief.models import Signal
 from paperbrief.profile import decode_profile, parse_profile, profile_template
+from paperbrief.render.links import annotate_brief
+from paperbrief.render.rich import html_blocks, html_inline
 from paperbrief.store import Store, open_store
 from paperbrief.web import reading
 from paperbrief.web.labels import web_labels_for
@@ -59,6 +61,8 @@ class Site:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        # what the model wrote renders as on the digest page and in the e-mail
+        self.templates.globals.update(rich=html_blocks, rich_inline=html_inline)
 
     @contextmanager
     def store(self) -> Iterator[Store]:
@@ -171,7 +175,11 @@ async def paper_page(request: Request) -> Response:
         paper = store.listings.paper(paper_id)
         if paper is None:
             return not_found(request, paper_id)
-        briefs = store.digests.briefs_of(paper_id)
+        # citations link to the paper, untraced claims carry ⚠, as on the digest page
+        briefs = [
+            (day, annotate_brief(brief, trace))
+            for day, brief, trace in store.digests.briefs_of(paper_id)
+        ]
         document = store.documents.load(paper_id)
         outline = document_outline(document) if document else None
         history = [e for e in store.feedback.for_paper(paper_id) if e.signal.is_button]

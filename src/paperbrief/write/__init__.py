@@ -4,10 +4,13 @@
   with the offline one as its fallback), the one deep-read pool, and their results
   (``Written``, ``Briefs``, ``Composed``);
 * ``offline.py``: the offline (no-LLM) writer; ``extract.py``: what it reads from abstracts;
-* ``llm_writer.py``: the grounded deep read and the day's synthesis (prompts, answers);
-* ``verify.py``, ``claims.py``: every number of a digest against the papers;
-  ``strict.py``: cutting what the papers do not support;
-* ``notes.py``: the digest's honest remarks (full text used, unverified numbers, strict
+* ``llm_writer.py``: the grounded deep read (one call, or section notes first for a long
+  paper) and the day's synthesis (prompts, answers with citations);
+* ``verify.py``: every claim of a digest against the units it cites — ``claims.py`` reads
+  a digest (structured or Markdown) into chunks, ``trace.py`` checks one claim (names,
+  directions, comparisons, which numbers are claims), ``quantities.py`` matches its numbers;
+  ``strict.py``: cutting untraced claims whole;
+* ``notes.py``: the digest's honest remarks (full text used, what was traced, strict
   cuts, what fell back and why).
 """
 

@@ -20,19 +20,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from paperbrief.labels import LABELS
 from paperbrief.models import Digest, PaperBrief
-from paperbrief.text import NumberMention, arxiv, find_numbers, split_clauses
+from paperbrief.text import arxiv
+from paperbrief.text.names import name_key
 
 DAY = ""  # the "paper" of a day-level chunk
 
-_CITES_PAPER = re.compile(
-    r"Table|Tab\.|Figure|Fig\.|Section|Sec\.|Appendix|论文|原文|文中|本文|作者|表\s*\d|图\s*\d|"
-    r"\bpaper\b|\bauthors?\b|\breport(?:s|ed)?\b|\bthey (?:find|found|show|measure)",
-    re.IGNORECASE,
-)
 _ARXIV_ID = re.compile(rf"arXiv:\s*({arxiv.NEW_ID})", re.IGNORECASE)
 _ABS_LINK = re.compile(re.escape(arxiv.HOST) + rf"/abs/({arxiv.NEW_ID})")
 
@@ -45,89 +41,12 @@ class Chunk:
     line: int = 0  # 1-based line of a rendered digest it was read from (0: structured)
 
 
-_READING_TIME = re.compile(r"读|阅读|\bread|值得|花|\bspend|\bworth", re.IGNORECASE)
-_DAY_SECTIONS = frozenset({"summary", "theme", "closing"})
-
-
-def claims_in(text: str, section: str = "") -> list[NumberMention]:
-    """The number claims of one chunk of digest text, in order (see the module docstring).
-
-    Two kinds of numbers are the digest's own, not the paper's: in the 💡 experiment (a
-    proposal) every number of a clause that does not cite the paper, and every effort
-    duration; in a day-level section, a duration in a clause about reading time ("值得花 20
-    分钟").
-    """
-    mentions = [m for m in find_numbers(text) if _is_claim(m, section)]
-    if not mentions or (section != "experiment" and section not in _DAY_SECTIONS):
-        return mentions
-    kept: list[NumberMention] = []
-    spans = segment_spans(text) if section == "experiment" else clause_spans(text)
-    for start, end, clause in spans:
-        inside = [m for m in mentions if start <= m.start < end]
-        if section == "experiment":
-            if _CITES_PAPER.search(clause):
-                kept += [m for m in inside if m.dimension != "time"]
-        elif _READING_TIME.search(clause):
-            kept += [m for m in inside if m.dimension != "time"]
-        else:
-            kept += inside
-    return kept
-
-
-_SEGMENT = re.compile(r"[，,、：:]\s*|;\s+|；")
-
-
-def segment_spans(text: str) -> list[tuple[int, int, str]]:
-    """Clauses cut further at commas (the unit a day-level number is attributed in:
-    "StaticFirst 把 pass@1 推到 41.3%，轨迹研究测得 +1.9pp" names StaticFirst only first)."""
-    spans: list[tuple[int, int, str]] = []
-    for start, end, _ in clause_spans(text):
-        cursor = start
-        for match in _SEGMENT.finditer(text, start, end):
-            spans.append((cursor, match.end(), text[cursor : match.end()]))
-            cursor = match.end()
-        if cursor < end:
-            spans.append((cursor, end, text[cursor:end]))
-    return spans
-
-
-def name_key(text: str) -> str:
-    """A name folded for matching: lower case, letters, digits and CJK only."""
-    return "".join(char for char in text.lower() if char.isalnum())
-
-
-def clause_spans(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, clause) of every clause of every line of ``text``, in order."""
-    spans: list[tuple[int, int, str]] = []
-    offset = 0
-    for line in text.split("\n"):
-        position = 0
-        for clause in split_clauses(line):
-            start = line.find(clause, position)
-            if start < 0:
-                continue
-            position = start + len(clause)
-            spans.append((offset + start, offset + position, clause))
-        offset += len(line) + 1
-    return spans
-
-
-def _is_claim(mention: NumberMention, section: str) -> bool:
-    if mention.kind not in ("value", "error") or mention.in_name:
-        return False
-    bare = not mention.unit and mention.scale == 1.0
-    if bare and mention.glued_after:
-        return False  # 3rd, 4o, 5-shot, 2D
-    # small counts (3 篇, 4 out of 5, 步骤 2) are not claims
-    return not (bare and not mention.decimals and not mention.grouped and mention.value <= 10)
-
-
 # ----------------------------------------------------------------- from a Digest
 def brief_chunks(brief: PaperBrief) -> list[Chunk]:
     """Every checked section of one brief, in reading order."""
     paper = brief.paper.id
     texts: list[tuple[str, str]] = [
-        ("overview", f"{brief.direction} | {brief.contribution}"),
+        ("overview", brief.contribution),
         ("reason", brief.reason),
         ("figure", brief.figure.caption if brief.figure else ""),
         ("tldr", brief.tldr),
@@ -137,8 +56,8 @@ def brief_chunks(brief: PaperBrief) -> list[Chunk]:
         *(("steps", step) for step in brief.steps),
         ("difference", brief.difference),
     ]
-    if brief.results is not None:
-        texts += [("results", cell) for row in brief.results.rows for cell in row]
+    if brief.results is not None:  # a row is one claim: its cells share its citation
+        texts += [("results", " | ".join(c for c in row if c)) for row in brief.results.rows]
     texts += [("result_notes", note) for note in brief.result_notes]
     texts += [
         ("reported_numbers", s) for s in brief.reported_numbers if s not in brief.result_notes
@@ -212,6 +131,21 @@ _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>$~])")
 _HTML_TAG = re.compile(r"</?(?:strong|code|br)\s*/?>")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s+")
 _IMAGE = re.compile(r"!\[((?:[^\]\\]|\\.)*)\]\([^)]*\)")
+# a citation link as the renderer writes it: [↗](https://arxiv.org/html/<id>v1#S4.p2 "E12 · …")
+_UNIT = r"(?:E\d+|T[A-Z]?\d+[a-z]?\.r\d+\.c\d+)"
+_CITATION_LINK = re.compile(
+    r"\s?\[↗\]\(https?://"
+    + re.escape(arxiv.HOST)
+    + rf"/(?:html|pdf|abs)/(?P<paper>{arxiv.ID_PATTERN})"
+    r"(?:v\d+)?[^\s)]*\s+\"(?P<units>" + _UNIT + r"(?: " + _UNIT + r")*)(?:[^\"\\]|\\.)*\"\)"
+)
+
+
+def _marker(match: re.Match[str]) -> str:
+    paper = match.group("paper")
+    return " [" + ", ".join(f"{paper}:{unit}" for unit in match.group("units").split()) + "]"
+
+
 _LINK = re.compile(r"\[((?:[^\]\\]|\\.)*)\]\([^)]*\)")
 
 
@@ -220,8 +154,11 @@ def _labels_for(key: str) -> list[str]:
 
 
 def plain_markdown(line: str) -> str:
-    """A Markdown line as the reader sees it: emphasis, code marks, links and escapes gone."""
-    text = _IMAGE.sub(r"\1", line)
+    """A Markdown line as the reader sees it: emphasis, code marks, links, ⚠ marks and
+    escapes gone; a citation link becomes the marker it was written from (``[<id>:E12]``)."""
+    text = _CITATION_LINK.sub(_marker, line)
+    text = text.replace(" ⚠", "").replace("⚠", "")
+    text = _IMAGE.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
     text = _HTML_TAG.sub(" ", text)
     text = re.sub(r"(?<!\\)\*\*|(?<!\\)`+", "", text)
@@ -343,7 +280,8 @@ class _MarkdownReader:
         if self.day == "overview":
             link = _ABS_LINK.search(stripped)
             if link and self.table_row > 0:
-                self.add(link.group(1), "overview", " | ".join(_cells(stripped)[1:3]))
+                cells = _cells(stripped)
+                self.add(link.group(1), "overview", cells[2] if len(cells) > 2 else "")
             return
         if self.day == "comparison" and self.table_row >= 0:
             cells = _cells(stripped)
@@ -378,9 +316,9 @@ class _MarkdownReader:
         if self.area == "method" and re.match(r"^\d{1,3}[.)]\s", stripped):
             self.section = "steps"
         if self.area == "results" and self.table_row >= 0:
-            if self.table_row > 0:
-                for cell in _cells(stripped):
-                    self.add(self.paper, "results", cell)
+            if self.table_row > 0:  # a row is one claim
+                cells = [plain_markdown(c).strip() for c in _cells(stripped)]
+                self.add(self.paper, "results", " | ".join(c for c in cells if c))
             return
         self.add(self.paper, self.section, _LIST_MARKER.sub("", stripped))
 
@@ -401,6 +339,8 @@ class MarkdownDigest:
     papers: tuple[str, ...]
     names: dict[str, tuple[str, ...]]
     papers_considered: int
+    titles: dict[str, str] = field(default_factory=dict)
+    columns: tuple[str, ...] = ()
 
 
 def read_markdown(markdown: str) -> MarkdownDigest:
@@ -414,8 +354,9 @@ def read_markdown(markdown: str) -> MarkdownDigest:
             values.append(reader.columns[position])
         names[paper] = tuple(_name_forms(values))
     return MarkdownDigest(
-        tuple(reader.chunks), tuple(reader.papers), names, reader.papers_considered
-    )
+        tuple(reader.chunks), tuple(reader.papers), names, reader.papers_considered,
+        dict(reader.titles), tuple(reader.columns),
+    )  # fmt: skip
 
 
 def covered_papers(markdown: str) -> list[str]:

@@ -25,7 +25,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from paperbrief import fulltext, prompts
+from paperbrief import prompts
+from paperbrief.fulltext.reading import ReadingPlan, plan_reading
+from paperbrief.fulltext.units import abstract_units
 from paperbrief.labels import labels_for
 from paperbrief.llm import StructuredLLM
 from paperbrief.models import (
@@ -41,19 +43,27 @@ from paperbrief.models import (
     ScoredPaper,
     TableData,
 )
-from paperbrief.profile import Profile
-from paperbrief.text import estimate_tokens, shorten
-from paperbrief.write.notes import fulltext_note, spent, strict_note, unverified_notes
+from paperbrief.profile import LLMSettings, Profile
+from paperbrief.text import shorten
+from paperbrief.text.citations import Ref, format_refs, is_unit_id, parse_refs
+from paperbrief.write.notes import fulltext_note, spent, trace_notes
 from paperbrief.write.strict import strict_brief, strict_day
-from paperbrief.write.verify import digest_checker, verify_digest
+from paperbrief.write.trace import ClaimCheck
+from paperbrief.write.verify import digest_checker_sources, trace_of, verify_digest
 
-EVIDENCE_TOKENS = 1200
-EVIDENCE_CHARS = 240
 ABSTRACT_ONLY_NOTE = (
-    "\nONLY THE ABSTRACT IS AVAILABLE (no full text). Say so in the tldr, take result rows"
-    ' only from the abstract (source "Abstract"), and mark everything the abstract does not'
-    " state — method details, limitations, causes — as extrapolation.\n"
+    "\nONLY THE ABSTRACT IS AVAILABLE (no full text; the digest already tells the reader, so"
+    " do not say it again). Keep every section short: problem and insight one or two"
+    " sentences, steps only as far as the abstract describes them (else []), results only"
+    " rows whose numbers the abstract states (else []), limitations one or two; put what"
+    " the abstract does not tell into source_gaps, once. Where you infer beyond it, say so"
+    " once per section, not on every line.\n"
 )
+# The length the prompts ask for, per language (the digest format's 5–6k CJK characters
+# for 3–5 papers, day-level parts included).
+BRIEF_LENGTH = {"zh": "1,200–1,500 Chinese characters", "en": "700–900 words"}
+ABSTRACT_BRIEF_LENGTH = {"zh": "500–700 Chinese characters", "en": "300–400 words"}
+DAY_LENGTH = {"zh": "800–1,100 Chinese characters", "en": "500–650 words"}
 
 
 class ResultRow(BaseModel):
@@ -63,6 +73,9 @@ class ResultRow(BaseModel):
     theirs: str = Field(description="Their number, as reported.")
     delta: str = Field("", description="Change, only if the paper states it.")
     source: str = Field(description="Where in the paper: 'Table 2', 'Section 4.1', 'Abstract'.")
+    cite: list[str] = Field(
+        default_factory=list, description="Ids of the units stating this row's numbers."
+    )
 
 
 class PaperRead(BaseModel):
@@ -85,6 +98,20 @@ class PaperRead(BaseModel):
     contribution: str
     figure_index: int = -1
     figure_caption: str = ""
+    source_gaps: str = ""
+
+
+class SectionNote(BaseModel):
+    section: str
+    does: str = ""
+    summary: str = ""
+    findings: list[str] = Field(default_factory=list)
+
+
+class SectionNotes(BaseModel):
+    """A first reading pass over one part of a long paper (reader-independent)."""
+
+    sections: list[SectionNote]
 
 
 class ComparisonRow(BaseModel):
@@ -112,91 +139,154 @@ def writer_system_prompt(language: str) -> str:
     )
 
 
-def evidence_block(document: Document, paper_text: str) -> str:
-    """Number-bearing evidence the paper text left out, within ``EVIDENCE_TOKENS``.
-
-    Tables and sentences already in the text are skipped (the text shows where they are),
-    so the block adds locations for numbers the budget cut, at little cost. A cell reads
-    ``Table 4 · <row> · <column>: <cell>``.
-    """
-    lines: list[str] = []
-    used = 0
-    for evidence in fulltext.evidence_index(document):
-        label = evidence.location
-        if not evidence.numbers or f"**{label}.**" in paper_text or evidence.text in paper_text:
-            continue  # (a sentence whose only number is part of a name adds nothing here)
-        joiner = " · " if evidence.cell else ": "
-        line = f"{label}{joiner}{evidence.text[:EVIDENCE_CHARS]}"
-        cost = estimate_tokens(line)
-        if used + cost > EVIDENCE_TOKENS:
-            break
-        lines.append(line)
-        used += cost
-    return "\n".join(lines) or "(all in the text below)"
-
-
 @dataclass(frozen=True)
 class PaperData:
     """The paper-derived blocks of one deep-read prompt (all untrusted, all delimited)."""
 
     source: str
     figures: str
-    evidence: str
     text: str
+    reading: str  # how it was read: "the whole main body", "notes of a first pass …"
 
 
-def paper_data(document: Document | None, paper: Paper, tokens: int) -> PaperData:
+def _abstract_data(document: Document | None, paper: Paper) -> PaperData:
+    abstract = document.abstract if document is not None and document.abstract else paper.abstract
+    title = (document.title if document is not None else "") or paper.title
+    units = abstract_units(title, abstract)
+    text = "## Abstract\n\n" + " ".join(f"[{i}] {units.units[i].text}" for i in units.abstract)
+    return PaperData("abstract", "(none)", f"# {title}\n\n{text}", "the abstract only")
+
+
+def reading_plan(document: Document, settings: LLMSettings) -> ReadingPlan:
+    """How ``document`` is read with the profile's budgets."""
+    return plan_reading(document, settings.paper_text_tokens, settings.reading_chunk_tokens)
+
+
+def second_pass_text(plan: ReadingPlan, notes: Sequence[SectionNotes]) -> str:
+    """The second pass of a long paper: abstract, every section's notes (their citations
+    kept), the units the notes cite (verbatim), the main tables, limitations, conclusion."""
+    abstract = " ".join(f"[{i}] {plan.units.units[i].text}" for i in plan.units.abstract)
+    parts = [f"# {plan.units.title}" if plan.units.title else "", f"## Abstract\n\n{abstract}"]
+    lines = ["## Notes of a first reading pass over every section"]
+    cited: list[str] = []
+    for part in notes:
+        for note in part.sections:
+            does = f" ({note.does})" if note.does.strip() else ""
+            lines.append(f"### {note.section}{does}")
+            if note.summary:
+                lines.append(note.summary)
+            lines.extend(f"- {finding}" for finding in note.findings)
+            for finding in (note.summary, *note.findings):
+                cited += [r.unit for r in parse_refs(finding) if r.unit.startswith("E")]
+    parts.append("\n".join(lines))
+    quoted = [u for u in dict.fromkeys(cited) if u in plan.units.units]
+    if quoted:
+        parts.append("## The sentences the notes cite\n\n" + "\n".join(
+            f"[{u}] {plan.units.units[u].text}" for u in quoted
+        ))  # fmt: skip
+    if plan.essentials is not None and plan.essentials.text:
+        parts.append("## Main tables, limitations and conclusion (verbatim)\n\n"
+                     + plan.essentials.text)  # fmt: skip
+    if plan.appendix:
+        parts.append("## Appendix (not sent; outline)\n\n" + plan.appendix)
+    return "\n\n".join(p for p in parts if p)
+
+
+def paper_data(
+    document: Document | None,
+    paper: Paper,
+    plan: ReadingPlan | None = None,
+    notes: Sequence[SectionNotes] = (),
+) -> PaperData:
     """Exactly the paper text the writer is sent (``paperbrief read --prompt`` prints it)."""
-    if document is None or not document.has_fulltext:
-        abstract = document.abstract if document is not None else paper.abstract
-        title = (document.title if document is not None else "") or paper.title
-        return PaperData(
-            "abstract", "(none)", f"Abstract: {abstract}", f"Title: {title}\n\nAbstract: {abstract}"
-        )
-    view = fulltext.writer_view(document, tokens)
-    return PaperData(document.source, view.figures, evidence_block(document, view.text), view.text)
+    if document is None or not document.has_fulltext or plan is None or (plan.mode == "abstract"):
+        return _abstract_data(document, paper)
+    if plan.mode == "two-pass":
+        text = second_pass_text(plan, notes)
+        reading = f"notes of a first pass over all {len(plan.parts)} parts, then tables and limits"
+        return PaperData(document.source, plan.figures, text, reading)
+    text = plan.parts[0].text
+    if plan.appendix:
+        text += "\n\n## Appendix (not sent; outline)\n\n" + plan.appendix
+    return PaperData(document.source, plan.figures, text, "the whole main body")
 
 
-_PAPER_PART = "Figures available"  # where the paper-derived part of paper_brief.md starts
+_PAPER_PART = "Figures ("  # where the paper-derived part of paper_brief.md starts
 
 
 def paper_prompt(document: Document, tokens: int) -> str:
     """Exactly the paper-derived part of the deep-read prompt for ``document`` at ``tokens``
-    (figures, evidence and text blocks, delimited and defused as sent); what
-    ``paperbrief read --prompt`` prints so a reader can see what the model saw."""
+    (single pass: figures and text, delimited and defused as sent; two passes: each part
+    sent for notes, in order); what ``paperbrief read --prompt`` prints."""
     paper = Paper(
         id=document.arxiv_id, title=document.title, authors=document.authors,
         abstract=document.abstract, categories=(), primary_category="",
     )  # fmt: skip
-    user = _user_prompt(paper, data=paper_data(document, paper, tokens), context={})
+    plan = plan_reading(document, tokens)
+    if plan.mode == "two-pass":
+        return "\n\n".join(
+            notes_messages(paper, document, plan, index, "en")[1]["content"]
+            for index in range(len(plan.parts))
+        )
+    user = _user_prompt(paper, data=paper_data(document, paper, plan), context={})
     return user[user.index(_PAPER_PART) :]
+
+
+def notes_messages(
+    paper: Paper, document: Document, plan: ReadingPlan, index: int, language: str
+) -> list[dict[str, str]]:
+    """The first-pass call for part ``index`` of a long paper: no profile, no pick reason
+    (the notes are the paper's, whoever reads them)."""
+    user = prompts.load("section_notes").substitute(
+        part=index + 1,
+        parts=len(plan.parts),
+        language_name=prompts.LANGUAGE_NAMES[language],
+        paper_id=paper.id,
+        source=document.source,
+        paper_text=prompts.defuse(plan.parts[index].text),
+    )
+    return [
+        {"role": "system", "content": writer_system_prompt(language)},
+        {"role": "user", "content": user},
+    ]
 
 
 def _user_prompt(paper: Paper, data: PaperData, context: dict[str, object]) -> str:
     abstract_only = data.source == "abstract"
+    language = str(context.get("language", "zh"))
+    lengths = ABSTRACT_BRIEF_LENGTH if abstract_only else BRIEF_LENGTH
     fields: dict[str, object] = {
         "profile": "",
         "pick_reason": "",
         "line": "",
         "stars": "",
         "language_name": "",
-        **context,
+        **{k: v for k, v in context.items() if k != "language"},
+        "length": lengths.get(language, lengths["en"]),
         "abstract_only_note": ABSTRACT_ONLY_NOTE if abstract_only else "",
         "figures": prompts.defuse(data.figures),
         "paper_id": paper.id,
         "source": data.source,
-        "evidence": prompts.defuse(data.evidence),
+        "reading": data.reading,
         "paper_text": prompts.defuse(data.text),
     }
     return prompts.load("paper_brief").substitute(fields)
 
 
 def paper_messages(
-    scored: ScoredPaper, document: Document | None, profile: Profile, language: str
+    scored: ScoredPaper,
+    document: Document | None,
+    profile: Profile,
+    language: str,
+    plan: ReadingPlan | None = None,
+    notes: Sequence[SectionNotes] = (),
 ) -> list[dict[str, str]]:
-    """The two messages of one deep read; exposed so tests and benchmarks can inspect them."""
+    """The two messages of one deep read (for a two-pass plan: the second pass, from the
+    notes); exposed so tests and benchmarks can inspect them."""
+    if plan is None and document is not None and document.has_fulltext:
+        plan = reading_plan(document, profile.llm)
     paper = scored.paper
-    data = paper_data(document, paper, profile.llm.paper_text_tokens)
+    data = paper_data(document, paper, plan, notes)
     user = _user_prompt(
         paper,
         data,
@@ -206,6 +296,7 @@ def paper_messages(
             "line": scored.line or "(none)",
             "stars": scored.stars,
             "language_name": prompts.LANGUAGE_NAMES[language],
+            "language": language,
         },
     )
     return [
@@ -218,7 +309,12 @@ def paper_messages(
 def _results_table(rows: list[ResultRow], language: str) -> TableData | None:
     if not rows:
         return None
-    body = tuple((r.benchmark, r.setting, r.baseline, r.theirs, r.delta, r.source) for r in rows)
+    body = tuple(
+        (r.benchmark, r.setting, r.baseline, r.theirs, r.delta,
+         " ".join(p for p in (r.source, format_refs([Ref(None, c.strip()) for c in r.cite
+                                                     if is_unit_id(c)])) if p))
+        for r in rows
+    )  # fmt: skip
     return TableData(header=labels_for(language).result_headers, rows=body)
 
 
@@ -226,6 +322,8 @@ def _figure(read: PaperRead, document: Document | None) -> Figure | None:
     if document is None or not (0 <= read.figure_index < len(document.figures)):
         return None
     chosen = document.figures[read.figure_index]
+    if not chosen.url:  # drawn inline or failed to convert: nothing to show
+        return None
     return Figure(caption=read.figure_caption or chosen.caption, url=chosen.url, label=chosen.label)
 
 
@@ -257,7 +355,7 @@ def brief_from_read(
         direction=read.direction,
         contribution=read.contribution,
         text_source="abstract" if abstract_only or document is None else document.source,
-        notes=(note,) if note else (),
+        notes=tuple(n for n in (note, read.source_gaps.strip()) if n),
     )
 
 
@@ -270,7 +368,21 @@ def write_brief_llm(
 ) -> PaperBrief:
     """One pick's deep read (one ``writer`` call, or none when the answer is cached)."""
     language = language or profile.language
-    messages = paper_messages(scored, document, profile, language)
+    plan = None
+    notes: list[SectionNotes] = []
+    if document is not None and document.has_fulltext:
+        plan = reading_plan(document, profile.llm)
+        if plan.mode == "two-pass":  # the paper's notes first, one call per part
+            notes = [
+                client.complete_json(
+                    "writer-notes",
+                    notes_messages(scored.paper, document, plan, index, language),
+                    SectionNotes,
+                    max_tokens=profile.llm.writer_max_tokens,
+                )
+                for index in range(len(plan.parts))
+            ]
+    messages = paper_messages(scored, document, profile, language, plan, notes)
     read = client.complete_json(
         "writer", messages, PaperRead, max_tokens=profile.llm.writer_max_tokens
     )
@@ -278,9 +390,12 @@ def write_brief_llm(
 
 
 # -------------------------------------------------------------------- per day
-def _pick_summary(brief: PaperBrief) -> dict[str, object]:
+def _pick_summary(pick: int, brief: PaperBrief) -> dict[str, object]:
+    """One pick as the day synthesis sees it: its read with the read's citations (which
+    the day's sentences cite as ``pick:unit``)."""
     results = brief.results.rows if brief.results else ()
     return {
+        "pick": pick,
         "id": brief.paper.id,
         "title": brief.paper.title,
         "stars": brief.scored.stars,
@@ -302,11 +417,13 @@ def _pick_summary(brief: PaperBrief) -> dict[str, object]:
 def day_messages(
     briefs: Sequence[PaperBrief], profile: Profile, language: str, papers_considered: int
 ) -> list[dict[str, str]]:
-    picks = json.dumps([_pick_summary(b) for b in briefs], ensure_ascii=False, indent=1)
+    summaries = [_pick_summary(n, b) for n, b in enumerate(briefs, 1)]
+    picks = json.dumps(summaries, ensure_ascii=False, indent=1)
     user = prompts.load("day_synthesis").substitute(
         profile=prompts.describe_profile(profile),
         papers_considered=papers_considered,
         count=len(briefs),
+        length=DAY_LENGTH.get(language, DAY_LENGTH["en"]),
         picks=prompts.defuse(picks),
     )
     return [
@@ -366,13 +483,13 @@ def write_day_llm(
     briefs = list(briefs)
     known = [prompts.describe_profile(profile)]  # the reader's own numbers are not paper claims
     strict = strict or profile.llm.strict_numbers
-    removed = 0
-    if strict:
+    cuts: list[ClaimCheck] = []
+    if strict:  # the synthesis never sees a claim strict mode cut
         before = _draft(briefs, profile, language, day)
-        checker = digest_checker(before, documents, known)
-        cut = [strict_brief(brief, checker) for brief in briefs]
+        sources = digest_checker_sources(before, documents, known)
+        cut = [strict_brief(brief, sources) for brief in briefs]
         briefs = [brief for brief, _ in cut]
-        removed = sum(count for _, count in cut)
+        cuts += [check for _, checks in cut for check in checks]
     synthesis = client.complete_json(
         "writer-day",
         day_messages(briefs, profile, language, day.papers_considered),
@@ -388,16 +505,20 @@ def write_day_llm(
         comparisons=(comparison,) if comparison else (),
         closing=synthesis.closing,
     )
+    sources = digest_checker_sources(digest, documents, known)
     if strict:
-        digest, cut_day = strict_day(digest, digest_checker(digest, documents, known))
-        removed += cut_day
+        digest, cut_day = strict_day(digest, sources)
+        cuts += cut_day
     report = verify_digest(digest, documents, known)
     provenance = Provenance(
         writer=client.model_for("writer"),
         sources={b.paper.id: b.text_source for b in briefs},
-        numbers_checked=report.numbers,
-        numbers_verified=report.verified,
-        notes=(*strict_note(removed, labels), *unverified_notes(report, labels)),
+        numbers_checked=report.claims,
+        numbers_verified=report.traced,
+        notes=trace_notes(report, cuts, labels),
+        trace=trace_of(
+            report, sources, documents, cuts, {b.paper.id: b.paper.version for b in digest.briefs}
+        ),
         **spent(client),
     )
     return dataclasses.replace(digest, provenance=provenance)

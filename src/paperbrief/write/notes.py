@@ -13,6 +13,8 @@ from paperbrief.labels import Labels, labels_for, stars_text
 from paperbrief.llm import StructuredLLM
 from paperbrief.models import Digest, Document, Fallback, PaperBrief
 from paperbrief.profile import Profile
+from paperbrief.text import shorten
+from paperbrief.write.trace import ClaimCheck
 from paperbrief.write.verify import VerifyReport
 
 
@@ -32,6 +34,7 @@ def fulltext_note(document: Document | None, labels: Labels, has_figure: bool) -
         FullTextStatus.PDF_HTML_UNUSABLE: labels.fulltext_pdf_html_unusable,
         FullTextStatus.ABSTRACT_FETCH_FAILED: labels.fulltext_fetch_failed,
         FullTextStatus.ABSTRACT_NO_FULLTEXT: labels.fulltext_none,
+        FullTextStatus.ABSTRACT_ABSENT: labels.fulltext_absent,
         FullTextStatus.ABSTRACT: labels.abstract_only,
         FullTextStatus.HTML_DEGRADED: labels.fulltext_html_degraded,
     }
@@ -41,25 +44,20 @@ def fulltext_note(document: Document | None, labels: Labels, has_figure: bool) -
     return notes[status]
 
 
-def unverified_notes(report: VerifyReport, labels: Labels, limit: int = 8) -> tuple[str, ...]:
-    """Footer lines naming the numbers the verifier could not find, grouped by section."""
-    grouped: dict[tuple[str, str], list[str]] = {}
-    for claim in report.unverified:
-        texts = grouped.setdefault((claim.paper, claim.section), [])
-        if claim.text not in texts:
-            texts.append(claim.text)
-    notes = [
-        f"{labels.unverified_lead}{paper or labels.summary} · {labels.section_name(section)}"
-        f"{labels.colon}{', '.join(texts)}"
-        for (paper, section), texts in grouped.items()
-    ]
-    if len(notes) > limit:
-        notes = [*notes[:limit], f"… +{len(notes) - limit}"]
-    return tuple(notes)
-
-
-def strict_note(removed: int, labels: Labels) -> tuple[str, ...]:
-    return (labels.strict_removed.format(n=removed),) if removed else ()
+def trace_notes(report: VerifyReport, cuts: Sequence[ClaimCheck], labels: Labels,
+                limit: int = 12) -> tuple[str, ...]:  # fmt: skip
+    """The footer's lines on what was checked: claims traced and not traced (marked ⚠ in
+    the text), then every claim strict mode cut (section · the sentence)."""
+    lines = [labels.claims_traced.format(traced=report.traced, untraced=len(report.untraced))]
+    if cuts:
+        lines.append(labels.strict_removed.format(n=len(cuts)))
+        for check in cuts[:limit]:
+            where = check.paper or labels.summary
+            lines.append(f"{labels.strict_cut_lead}{where} · {labels.section_name(check.section)}"
+                         f"{labels.colon}{shorten(check.text, 120)}")  # fmt: skip
+        if len(cuts) > limit:
+            lines.append(f"… +{len(cuts) - limit}")
+    return tuple(lines)
 
 
 # ------------------------------------------------------------------------- fallbacks
@@ -120,8 +118,10 @@ def around_llm_briefs(
     summary = labels.day_fallback_summary.format(
         total=papers_considered, count=len(digest.briefs), items=items
     )
+    # the offline assembly's own note goes; what the verifier traced stays
+    kept = tuple(note for note in digest.provenance.notes if note != labels.writer_offline)
     provenance = replace(
-        digest.provenance, writer=client.model_for("writer"), notes=(), **spent(client)
+        digest.provenance, writer=client.model_for("writer"), notes=kept, **spent(client)
     )
     return replace(digest, summary=summary, provenance=provenance)
 

@@ -8,10 +8,11 @@ terms, stars). Sections it cannot fill honestly stay empty, and the renderer lea
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from paperbrief import fulltext
+from paperbrief import fulltext, prompts
+from paperbrief.fulltext.units import UnitIndex, abstract_units, build_units, table_key
 from paperbrief.labels import labels_for, stars_text
 from paperbrief.models import (
     OFFLINE_WRITER,
@@ -27,8 +28,10 @@ from paperbrief.models import (
 )
 from paperbrief.profile import Profile
 from paperbrief.text import clean_tex, find_numbers, reported_numbers, shorten
+from paperbrief.text.citations import Ref, claim_sentences, format_refs
 from paperbrief.write.extract import classify_abstract, is_finding, standalone
-from paperbrief.write.notes import fulltext_note
+from paperbrief.write.notes import fulltext_note, trace_notes
+from paperbrief.write.verify import digest_checker_sources, trace_of, verify_digest
 
 NOT_FETCHED = "not-fetched"  # text_source when the full text was not even tried (offline)
 MAX_TABLE_ROWS = 12
@@ -68,6 +71,59 @@ def _key(sentence: str) -> str:
     return "".join(char for char in sentence.lower() if char.isalnum())
 
 
+class _Citer:
+    """The unit each extracted sentence was taken from, so the offline brief cites what it
+    extracted and is traced like any other (a sentence shortened with "…" or stripped of a
+    leading connective still finds its unit)."""
+
+    def __init__(self, units: UnitIndex) -> None:
+        self.exact: dict[str, str] = {}
+        self.keys: list[tuple[str, str]] = []
+        for unit in units:
+            if unit.kind == "sentence" and not unit.quoted:
+                key = _key(unit.text)
+                self.exact.setdefault(key, unit.id)
+                self.keys.append((key, unit.id))
+
+    def unit_of(self, sentence: str) -> str | None:
+        key = _key(sentence.rstrip(" …"))
+        if key in self.exact:
+            return self.exact[key]
+        if len(key) < 30:
+            return None
+        for unit_key, unit_id in self.keys:
+            if unit_key.endswith(key) or unit_key.startswith(key):
+                return unit_id
+        return None
+
+    def cite(self, sentence: str) -> str:
+        unit = self.unit_of(sentence)
+        return f"{sentence} [{unit}]" if unit else sentence
+
+    def join(self, sentences: Sequence[str]) -> str:
+        return " ".join(self.cite(s) for s in sentences)
+
+
+def _with_unit(text: str, unit: str | None) -> str:
+    return f"{text} [{unit}]" if unit else text
+
+
+def _cited_rows(table: Table, data: TableData) -> TableData:
+    """The digest's copy of a paper table, each row citing its own cells."""
+    key = table_key(table.label)
+    if not key:
+        return data
+    rows = []
+    for number, row in enumerate(data.rows, 1):
+        refs = [f"{key}.r{number}.c{c}" for c, cell in enumerate(row, 1) if cell.strip()]
+        last = max((i for i, cell in enumerate(row) if cell.strip()), default=-1)
+        cells = list(row)
+        if last >= 0 and refs:
+            cells[last] = f"{cells[last]} [{', '.join(refs)}]"
+        rows.append(tuple(cells))
+    return replace(data, rows=tuple(rows))
+
+
 def _unused(sentences: list[str], used: set[str], limit: int) -> list[str]:
     """Up to ``limit`` sentences not printed elsewhere in the brief (then marked used)."""
     out: list[str] = []
@@ -94,9 +150,9 @@ def _substantive(sentence: str) -> bool:
     return len(sentence) >= 40 and not _SIGNPOST.match(sentence)
 
 
-def _from_fulltext(document: Document, used: set[str]) -> dict[str, object]:
-    """Fields the full text can fill: figure, results table, section sentences. Sentences
-    already printed (``used``) are not printed again."""
+def _from_fulltext(document: Document, used: set[str], citer: _Citer) -> dict[str, object]:
+    """Fields the full text can fill: figure, results table, section sentences (each citing
+    its unit). Sentences already printed (``used``) are not printed again."""
     fields: dict[str, object] = {}
     figure = fulltext.choose_figure(document)
     if figure is not None:
@@ -105,24 +161,24 @@ def _from_fulltext(document: Document, used: set[str]) -> dict[str, object]:
     for table in fulltext.results_tables(document, limit=1):
         data = _table_data(table)
         if data is not None:
-            fields["results"] = data
+            fields["results"] = _cited_rows(table, data)
             break
     problem = _unused(fulltext.section_sentences(document, "problem"), used, 3)
     if problem:
-        fields["problem"] = " ".join(problem)
+        fields["problem"] = citer.join(problem)
     method = [s for s in fulltext.section_sentences(document, "method") if _substantive(s)]
     method = _unused(method, used, 5)
     if method:
-        fields["steps"] = tuple(shorten(s, 400) for s in method)
+        fields["steps"] = tuple(citer.cite(shorten(s, 400)) for s in method)
     findings = [
         s for s in fulltext.section_sentences(document, "results") if is_finding(s) and len(s) < 600
     ]
     findings = _unused(findings, used, 3)
     if findings:
-        fields["result_notes_fulltext"] = tuple(shorten(s, 400) for s in findings)
+        fields["result_notes_fulltext"] = tuple(citer.cite(shorten(s, 400)) for s in findings)
     limitations = _unused(fulltext.section_sentences(document, "limitations"), used, 3)
     if limitations:
-        fields["limitations"] = tuple(shorten(s, 400) for s in limitations)
+        fields["limitations"] = tuple(citer.cite(shorten(s, 400)) for s in limitations)
     return fields
 
 
@@ -140,22 +196,28 @@ def write_brief_offline(
     paper = scored.paper
     parts = classify_abstract(paper.abstract)
     has_fulltext = document is not None and document.has_fulltext
+    units = (
+        build_units(document)
+        if has_fulltext and document is not None
+        else abstract_units(paper.title, paper.abstract)
+    )
+    citer = _Citer(units)
     used = {
         _key(s)
         for s in (*parts.tldr, *parts.problem, *parts.method, *parts.results, *parts.numbers)
     }
     fields: dict[str, object] = {
-        "tldr": " ".join(parts.tldr),
-        "problem": " ".join(parts.problem),
-        "method": " ".join(parts.method),
-        "result_notes": parts.results,
-        "reported_numbers": parts.numbers,
+        "tldr": citer.join(parts.tldr),
+        "problem": citer.join(parts.problem),
+        "method": citer.join(parts.method),
+        "result_notes": tuple(citer.cite(s) for s in parts.results),
+        "reported_numbers": tuple(citer.cite(s) for s in parts.numbers),
     }
     if has_fulltext and document is not None:
-        extra = _from_fulltext(document, used)
+        extra = _from_fulltext(document, used, citer)
         notes_from_paper = extra.pop("result_notes_fulltext", ())
         fields.update(extra)
-        fields["result_notes"] = (*parts.results, *notes_from_paper)  # type: ignore[misc]
+        fields["result_notes"] = (*fields["result_notes"], *notes_from_paper)  # type: ignore[misc]
     # the overview's line is the TL;DR's headline result when it has one
     headline = (*parts.tldr[1:], *parts.results, *parts.tldr[:1])
     key_sentence = next((s for s in headline if reported_numbers(s)), "") or (
@@ -166,7 +228,9 @@ def write_brief_offline(
         scored=scored,
         reason=_reason(scored, language),
         direction=scored.line or paper.primary_category,
-        contribution=shorten(standalone(key_sentence), 160),
+        contribution=_with_unit(
+            shorten(standalone(key_sentence), 160), citer.unit_of(key_sentence)
+        ),
         text_source=document.source if document is not None else NOT_FETCHED,
         notes=(note,) if note else (),
         **fields,  # type: ignore[arg-type]
@@ -174,18 +238,23 @@ def write_brief_offline(
 
 
 def _key_numbers(brief: PaperBrief) -> str:
-    """The numbers a brief reports, as written, for the comparison: the TL;DR's first, and
-    measured quantities (with a unit or decimals) before bare counts."""
-    sentences = (brief.tldr, *brief.result_notes, *brief.reported_numbers)
-    found: list[tuple[bool, int, str]] = []
-    for sentence in sentences:
-        for mention in find_numbers(sentence):
-            measured = bool(mention.unit or mention.decimals)
-            stated = mention.kind == "value" and mention.standalone
-            new = mention.text not in (text for _, _, text in found)
-            if stated and new and (measured or mention.value > 10):
-                found.append((not measured, len(found), mention.text))
-    return ", ".join(text for _, _, text in sorted(found)[:5])
+    """The numbers a brief reports, as written, for the comparison, with the units they
+    were cited from: the TL;DR's first, and measured quantities (with a unit or decimals)
+    before bare counts."""
+    fields = (brief.tldr, *brief.result_notes, *brief.reported_numbers)
+    found: list[tuple[bool, int, str, tuple[Ref, ...]]] = []
+    for field_text in fields:
+        for sentence in claim_sentences(field_text):
+            for mention in find_numbers(sentence.plain):
+                measured = bool(mention.unit or mention.decimals)
+                stated = mention.kind == "value" and mention.standalone
+                new = mention.text not in (text for _, _, text, _ in found)
+                if stated and new and (measured or mention.value > 10) and sentence.refs:
+                    found.append((not measured, len(found), mention.text, sentence.refs))
+    chosen = sorted(found)[:5]
+    refs = list(dict.fromkeys(ref for *_, refs in chosen for ref in refs))
+    text = ", ".join(number for _, _, number, _ in chosen)
+    return f"{text} {format_refs(refs)}" if text else ""
 
 
 def _comparison(briefs: Sequence[PaperBrief], language: str) -> ComparisonTable:
@@ -202,8 +271,14 @@ def _comparison(briefs: Sequence[PaperBrief], language: str) -> ComparisonTable:
     return ComparisonTable(columns=columns, rows=tuple(rows))
 
 
-def write_day_offline(briefs: Sequence[PaperBrief], profile: Profile, day: DayFacts) -> Digest:
-    """Assemble the day's digest from per-paper briefs (no synthesis beyond what is known)."""
+def write_day_offline(
+    briefs: Sequence[PaperBrief],
+    profile: Profile,
+    day: DayFacts,
+    documents: Mapping[str, Document] | None = None,
+) -> Digest:
+    """Assemble the day's digest from per-paper briefs (no synthesis beyond what is known),
+    and trace its claims to the units the briefs cite, like an LLM-written digest."""
     language = profile.language
     labels = labels_for(language)
     separator = labels.separator
@@ -226,7 +301,7 @@ def write_day_offline(briefs: Sequence[PaperBrief], profile: Profile, day: DayFa
     description = profile.output.description or shorten(
         separator.join(b.paper.title for b in briefs), 150
     )
-    return Digest(
+    digest = Digest(
         digest_date=day.digest_date,
         listing_day=day.listing_day,
         language=language,
@@ -237,9 +312,21 @@ def write_day_offline(briefs: Sequence[PaperBrief], profile: Profile, day: DayFa
         comparisons=(_comparison(briefs, language),) if len(briefs) > 1 else (),
         closing=closing,
         papers_considered=day.papers_considered,
+    )
+    documents = documents or {}
+    known = [prompts.describe_profile(profile)]
+    report = verify_digest(digest, documents, known)
+    sources = digest_checker_sources(digest, documents, known)
+    return replace(
+        digest,
         provenance=Provenance(
             writer=OFFLINE_WRITER,
             sources={b.paper.id: b.text_source for b in briefs},
-            notes=(labels.writer_offline,),
+            numbers_checked=report.claims,
+            numbers_verified=report.traced,
+            notes=(labels.writer_offline, *trace_notes(report, (), labels)),
+            trace=trace_of(
+                report, sources, documents, (), {b.paper.id: b.paper.version for b in briefs}
+            ),
         ),
     )

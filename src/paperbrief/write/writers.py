@@ -110,7 +110,8 @@ class OfflineWriter:
     def write_day(
         self, briefs: Briefs, profile: Profile, day: DayFacts, *, strict: bool = False
     ) -> Composed:
-        return Composed(write_day_offline(briefs.briefs, profile, day), self.name)
+        digest = write_day_offline(briefs.briefs, profile, day, briefs.documents)
+        return Composed(digest, self.name)
 
 
 class LLMWriter:

@@ -1,0 +1,93 @@
+"""The names a sentence attaches to its numbers: models, datasets, metrics, baselines.
+
+A name is a Latin token that a reader would call a proper name in a Chinese or English
+digest: it has a capital letter after its first character, a digit, or ``-``/``@``/``_``/``.``
+inside (``PaSa-7b``, ``GPT-4o``, ``RealScholarQuery``, ``Recall@20``, ``BLEU``, ``R-1``), or it
+is a run of capitalised words (``Google Scholar``). Sentence-initial function words (``The``,
+``We``), labels (``Table``, ``Section``), units and citation ids are not names. ``name_key``
+folds a name for matching (case, hyphens and spaces ignored: ``PaSa-7B`` = ``pasa 7b``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.@/+][A-Za-z0-9]+)*(?:@\d+)?")
+_STOP_WORDS = """
+    a an the we our us they their it its this that these those in on of for to and or but
+    with without by from as at is are was were be been being has have had do does did not no
+    yes if then than so such via per each all any both either neither more most less fewer
+    many much some other another one two three four five six seven eight nine ten table
+    tables figure figures fig section sections appendix eq equation page pp et al i e g ie
+    eg vs cf also only however while whereas although because since thus hence here there
+    when where which who whom whose what how why can could may might will would should must
+    shall new first second third finally overall compared against over under above below
+    between among across within after before during about around approximately nearly
+    roughly up down out into onto upon
+"""
+_STOP = frozenset(_STOP_WORDS.split())
+_UNIT_WORDS_TEXT = (
+    "pp pt pts x s ms min h hr hrs k m b kb mb gb tb usd rmb cny eur gbp percent points"
+)
+_UNIT_WORDS = frozenset((_UNIT_WORDS_TEXT + " point times fold").split())
+_CITATION_ID = re.compile(r"^(?:E\d+|T[A-Z]?\d+[a-z]?\.r\d+\.c\d+)$")
+
+
+class Name(NamedTuple):
+    text: str
+    start: int
+    end: int
+
+
+def _is_name(token: str) -> bool:
+    lower = token.lower()
+    if lower in _STOP or lower in _UNIT_WORDS or _CITATION_ID.match(token):
+        return False
+    if len(token) < 2:
+        return False
+    inner_capital = any(char.isupper() for char in token[1:])
+    capital = token[0].isupper() or inner_capital
+    return (
+        inner_capital
+        or any(char.isdigit() for char in token)
+        or (capital and any(char in "-_.@/+" for char in token[1:-1]))
+        or (token[0].isupper() and len(token) >= 3)
+    )  # "free-form", "risk-seeking" are words, not names
+
+
+def names_in(text: str) -> list[Name]:
+    """Every name of ``text`` in order; adjacent capitalised words join (``Google Scholar``)."""
+    names: list[Name] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group(0).rstrip(".")
+        start, end = match.start(), match.start() + len(token)
+        before = text[start - 1] if start else ""
+        if before.isdigit() or (before.isalpha() and before.isascii()):
+            continue
+        if not _is_name(token):
+            continue
+        titlecase = token[0].isupper() and token[1:].islower() and token.isalpha()
+        followed = re.match(r" [A-Z]", text[end : end + 2]) is not None
+        if titlecase and _sentence_start(text, start) and not followed:
+            continue  # "Results show …": a capital that only starts the sentence
+        if names and token[0].isupper() and titlecase:
+            last = names[-1]
+            gap = text[last.end : start]
+            # "Google Scholar", "Make Me Say": capitalised words joined (a short one between)
+            joined = gap == " " or re.fullmatch(r" [A-Z][a-z]? ", gap) is not None
+            if joined and last.text[0].isupper():
+                names[-1] = Name(text[last.start : end], last.start, end)
+                continue
+        names.append(Name(token, start, end))
+    return names
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    head = text[:start].rstrip(' "“(')
+    return not head or head[-1] in ".!?。！？；;:\n•*-"
+
+
+def name_key(text: str) -> str:
+    """A name folded for matching: lower case, letters, digits and CJK only."""
+    return "".join(char for char in text.lower() if char.isalnum())

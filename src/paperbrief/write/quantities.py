@@ -1,0 +1,192 @@
+"""Does a cited unit state the quantity a claim states? The verifier's number matching.
+
+* ``supports(claim, evidence)``: one evidence number states the claimed quantity — the same
+  value within the claim's written precision and 5 % (12 % when it says 约/近/about/~),
+  bounds for 超过/不到/more than/less than; the same dimension and scale (2 万 ≠ 2 million);
+  percentage points ≠ percent where both sides say which; a fraction and its percentage
+  (0.5 ↔ 50 %); a pair for a share (4/5 ↔ "four out of five"); never a standard error for
+  a value, never a name's digits;
+* ``derived``: a computed delta — the difference (points, absolute) or ratio (×, relative
+  %) of two values of one cited sentence or of one table's row or column;
+* ``counted_by_citation``: a small count the writer made of what it cites ("三组模型");
+* ``assign``: one evidence number supports one claimed number (a maximum matching).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+from paperbrief.fulltext.units import Unit
+from paperbrief.text import NumberMention
+from paperbrief.text.direction import Direction, direction_of
+from paperbrief.text.numbers import UNIT_DIMENSIONS
+
+ROUNDING_TOLERANCE = 0.05  # relative error a rounded number may carry
+APPROX_TOLERANCE = 0.12  # … when it says it is approximate (约 / about / ~)
+
+
+def _close(claim: NumberMention, value: float) -> bool:
+    """Whether ``value`` (the evidence's, in the claim's unit) is what ``claim`` says."""
+    stated = claim.value * claim.scale
+    value = abs(value)
+    if claim.bound == "over":
+        return stated * 0.999 <= value <= max(stated * 2, stated + 1)
+    if claim.bound == "under":
+        return stated / 4 <= value <= stated * 1.001
+    half = 0.5 * 10 ** (-claim.decimals) * claim.scale
+    tolerance = APPROX_TOLERANCE if claim.approx else ROUNDING_TOLERANCE
+    if math.isclose(stated, value, rel_tol=1e-9, abs_tol=1e-12):
+        return True
+    rounded = abs(stated - value) <= half * (1 + 1e-9)
+    relative = abs(stated - value) <= tolerance * abs(value) if value else False
+    return (rounded or claim.approx) and relative
+
+
+def _percent_pair(claim: NumberMention, evidence: NumberMention) -> bool:
+    """% and percentage points are different quantities when both sides say which."""
+    return {claim.unit, evidence.unit} == {"%", "pp"}
+
+
+def supports(claim: NumberMention, evidence: NumberMention, *, cell: bool) -> bool:
+    """Whether one evidence number states the quantity ``claim`` states (module docstring)."""
+    if evidence.kind == "error" and claim.kind != "error":
+        return False
+    if evidence.kind not in ("value", "error", "ratio") or evidence.in_name:
+        return False
+    if claim.pair is not None:
+        if evidence.pair is not None:
+            return tuple(claim.pair) == tuple(evidence.pair)
+        part, whole = claim.pair
+        share = 100 * part / whole if whole else -1.0
+        if evidence.dimension == "percent":
+            return _close(_as(claim, share, 1), evidence.value)
+        return bool(evidence.decimals) and _close(_as(claim, share, 1), evidence.value * 100)
+    if evidence.kind == "ratio" or evidence.pair is not None:
+        return False  # a stated share supports only a share
+    claim_bare = not claim.unit and claim.scale == 1.0
+    evidence_bare = not evidence.unit and evidence.scale == 1.0
+    if claim_bare or (not claim.unit and not evidence.unit):
+        # a bare claim is the written number in any unit ("512" for a "Tokens (k)" cell)
+        if _close(claim, evidence.value * evidence.scale) or (
+            claim_bare and _close(claim, evidence.value)
+        ):
+            return True
+        return bool(claim.decimals) and claim.value <= 1 and evidence.dimension == "percent" and \
+            _close(claim, evidence.value / 100)  # fmt: skip
+    dimension = claim.dimension
+    if dimension in ("percent", "times") and claim.scale == 1.0:
+        if evidence.dimension == dimension:
+            return not _percent_pair(claim, evidence) and _close(claim, evidence.value)
+        if evidence_bare:
+            fraction = dimension == "percent" and evidence.decimals and 0 < evidence.value <= 1
+            if fraction and _close(claim, evidence.value * 100):
+                return True
+            known_unit = cell or evidence.decimals > 0
+            return known_unit and evidence.value > 1 and _close(claim, evidence.value)
+        return False
+    if evidence.dimension != dimension:
+        return False
+    factor = UNIT_DIMENSIONS[claim.unit][1]
+    return _close(_as(claim, claim.value, claim.scale * factor), evidence.quantity)
+
+
+def _as(claim: NumberMention, value: float, scale: float) -> NumberMention:
+    return replace(claim, value=value, scale=scale)
+
+
+def derived(
+    claim: NumberMention, units: Sequence[tuple[str, Unit]]
+) -> tuple[str, Direction | None] | None:
+    """(unit id, direction) of two cited values whose difference or ratio is ``claim``: two
+    cells of one row or column, or two numbers of one sentence (whose direction is the
+    sentence's cue at the later number, else later minus earlier: "from 4.21 to 4.37")."""
+    groups: dict[tuple[str, str, str], list[tuple[Unit, NumberMention]]] = {}
+    for _, unit in units:
+        for mention in unit.evidence:
+            if mention.kind != "value" or mention.in_name or mention.pair is not None:
+                continue  # "GPT-4o" states no 4; a share is not a level
+            if unit.kind == "cell":
+                keys = [
+                    (unit.table, "column", str(unit.column)),
+                    (unit.table, "row", str(unit.row)),
+                ]
+            else:
+                keys = [(unit.id, "sentence", "")]
+            for key in keys:
+                groups.setdefault(key, []).append((unit, mention))
+    for members in groups.values():
+        for i, (unit_a, a) in enumerate(members):
+            for unit_b, b in members[i + 1 :]:
+                if a.dimension != b.dimension or a.unit != b.unit and {a.unit, b.unit} != {"%"}:
+                    continue
+                if _derives(claim, a, b):
+                    direction = None
+                    if unit_a is unit_b:  # one sentence: b is the later number
+                        found = direction_of(unit_a.text, b.start, b.end)
+                        direction = found or Direction("value", 1 if b.value > a.value else -1)
+                    return unit_a.id, direction
+    return None
+
+
+def _derives(claim: NumberMention, a: NumberMention, b: NumberMention) -> bool:
+    high, low = max(a.value, b.value), min(a.value, b.value)
+    absolute = (
+        claim.unit == "pp"
+        or (claim.unit == a.unit and claim.unit != "%")
+        or (not claim.unit and not a.unit)
+    )
+    if absolute and a.unit in ("%", "pp", "") and _close(claim, high - low):
+        return True
+    if claim.unit == "x" and low > 0 and _close(claim, high / low):
+        return True
+    # a relative change: between two levels, or between two percentages
+    return claim.unit == "%" and low > 0 and _close(claim, 100 * (high - low) / low)
+
+
+def counted_by_citation(number: NumberMention, units: Sequence[tuple[str, Unit]]) -> bool:
+    """ "三组模型 … [three cells]": a small count the writer made of what it cites — the cited
+    units, or the distinct rows or columns of the cited cells."""
+    if number.unit or number.scale != 1.0 or number.value > 10 or number.pair is not None:
+        return False
+    if number.decimals or not float(number.value).is_integer():
+        return False
+    cells = [u for _, u in units if u.kind == "cell"]
+    counts = {
+        len(units),
+        len({(u.table, u.row) for u in cells}),
+        len({(u.table, u.column) for u in cells}),
+    }
+    return int(number.value) in counts and number.value >= 2
+
+
+def assign(
+    candidates: Sequence[tuple[NumberMention, list[tuple[str, Unit, NumberMention]]]],
+    support: list[tuple[str, str, str]],
+) -> list[NumberMention]:
+    """Each claimed number gets its own evidence number: one stated value supports one
+    claimed value (a claim citing four cells for four numbers cannot state one cell's value
+    twice and drop another's — a real number moved onto the wrong row). A maximum matching
+    (augmenting paths; claims are small). Fills ``support`` with (number, paper, unit id);
+    returns the numbers left without an evidence number of their own."""
+    owner: dict[int, int] = {}  # id(evidence mention) -> index of the claim number holding it
+
+    def place(index: int, seen: set[int]) -> bool:
+        for _, _, mention in candidates[index][1]:
+            key = id(mention)
+            if key in seen:
+                continue
+            seen.add(key)
+            if key not in owner or place(owner[key], seen):
+                owner[key] = index
+                return True
+        return False
+
+    unmatched = [number for index, (number, _) in enumerate(candidates) if not place(index, set())]
+    chosen = {index: key for key, index in owner.items()}
+    for index, (number, options) in enumerate(candidates):
+        if index in chosen:
+            where, unit, _ = next(o for o in options if id(o[2]) == chosen[index])
+            support.append((number.text, where, unit.id))
+    return unmatched  # each claimed more often than the cited units state it
