@@ -15,11 +15,9 @@ from paperbrief.cli.common import (
     resolve_profile_path,
     terminal_text,
 )
-from paperbrief.cli.library_io import load_library
 from paperbrief.environment import named_variables, warnings
 from paperbrief.errors import PaperbriefError, ProfileError
 from paperbrief.files import write_atomic
-from paperbrief.library import choose_categories, name_lines, profile_toml, propose_lines
 from paperbrief.profile import (
     LANGUAGES,
     TEMPLATE_NAME,
@@ -28,7 +26,6 @@ from paperbrief.profile import (
     parse_profile,
     profile_template,
 )
-from paperbrief.services import Services
 
 
 @click.group(cls=PaperbriefGroup, short_help="Create and validate the profile.")
@@ -92,6 +89,11 @@ def _proposed_profile(
     language: str,
     offline: bool,
 ) -> str:
+    # Imported here: a template or `profile check` needs neither the services nor numpy.
+    from paperbrief.cli.library_io import load_library
+    from paperbrief.library import choose_categories, name_lines, profile_toml, propose_lines
+    from paperbrief.services import Services
+
     with (
         get_store() as store,
         Services.build(None, store, offline=offline, llm_settings=LLMSettings()) as services,
