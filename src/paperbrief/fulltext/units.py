@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from paperbrief.fulltext.roles import roled_sections
@@ -275,8 +275,15 @@ def _cell_units(index: UnitIndex, table: Table, heading: str) -> None:
             )  # fmt: skip
 
 
+@lru_cache(maxsize=32)
 def build_units(doc: Document) -> UnitIndex:
-    """Every evidence unit of ``doc`` (module docstring), numbered deterministically."""
+    """Every evidence unit of ``doc`` (module docstring), numbered deterministically.
+
+    Built once per Document (by value) and shared: the writer's reading plan, its
+    verifier, the offline brief and the digest's check index the same few papers of a day
+    several times, so callers only read the index. The last 32 are kept (~1 MB for a long
+    paper's index).
+    """
     index = UnitIndex(title=doc.title)
     counter = [0]
     index.abstract = _sentence_units(index, doc.abstract, "Abstract", "Abstract", False, counter)
