@@ -40,6 +40,8 @@ def home_dir() -> Path:
 
 MAX_PROFILE_BYTES = 1_000_000  # a profile is a few KB; anything this big is not one
 TEMPLATE_NAME = "Your Name"  # the template's placeholder, which must be replaced
+# Marks categories a proposed profile guessed (library.profile_toml writes it; profile check warns).
+GUESSED_MARK = "GUESSED by paperbrief"
 
 
 class Strict(BaseModel):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import re
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -179,11 +180,24 @@ class PaperbriefGroup(click.Group):
     """Every command group of the CLI, set up once: ``-h`` and help read at 80 columns
     (``CONTEXT``, which every command below inherits through click's context), and every
     error a command raises mapped to one line, a hint and an exit code (``mapped_errors``).
+
+    ``lazy``: command name → the module whose ``COMMANDS`` define it, imported when one of
+    them is asked for (so `--version` or `profile check` do not import the pipeline).
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, lazy: Mapping[str, str] | None = None, **kwargs: Any) -> None:
         kwargs["context_settings"] = {**CONTEXT, **(kwargs.get("context_settings") or {})}
         super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            for command in importlib.import_module(self.lazy[cmd_name]).COMMANDS:
+                self.add_command(command)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         with mapped_errors():

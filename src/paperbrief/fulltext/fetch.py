@@ -41,7 +41,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -50,9 +50,11 @@ from paperbrief.fulltext.author_html import parse_author_html
 from paperbrief.fulltext.html_text import AR5IV_ORIGIN, ARXIV_ORIGIN
 from paperbrief.fulltext.latexml import classify_html, parse_latexml
 from paperbrief.fulltext.pdf import parse_pdf
-from paperbrief.http import HostUnreachable, HttpStatusError, PoliteClient, RunDeadlineReached
 from paperbrief.models import Document, Paper
 from paperbrief.text.arxiv import AR5IV_BASE, HTML_BASE, PDF_BASE, split_arxiv_id
+
+if TYPE_CHECKING:
+    from paperbrief.http import PoliteClient
 
 MAX_HTML_BYTES = 20 * 1024 * 1024
 MAX_PDF_BYTES = 40 * 1024 * 1024
@@ -167,6 +169,10 @@ def _read_pdf_in_this_process() -> None:
 
 
 def _get(client: PoliteClient, url: str, cap: int) -> tuple[bytes, str]:
+    # The client's module (httpx) is imported by whoever made the client; not at the top,
+    # so the PDF reader's child, which imports this module and fetches nothing, skips it.
+    from paperbrief.http import HostUnreachable, HttpStatusError, RunDeadlineReached
+
     try:
         response = client.get(url)
     except HttpStatusError as error:
