@@ -26,6 +26,8 @@ from tests.support.faults import require_namespaces
 LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
 BASE = EXAMPLE_PROFILE.read_text(encoding="utf-8")
 TITLE = 'title = "arXiv 每日速递 {date}"'
+COVER = 'coverColor = "from-emerald-500 to-teal-600"'
+EMAIL = "[delivery.email]\n"
 
 
 def _problems(text: str) -> dict[str, str]:
@@ -80,6 +82,65 @@ def _problems(text: str) -> dict[str, str]:
             "delivery.blog.filename",
             "plain file name",
         ),
+        # issue 21: what goes into a header, a front matter or every reader's e-mail
+        ((TITLE, 'title = "Digest {date}\\nBcc: x@evil.example"'), "output.title", "one line"),
+        (
+            (
+                "[rank]\n",
+                '[delivery.email]\nsubject = "{title}\\r\\nBcc: x@evil.example"\n[rank]\n',
+            ),
+            "delivery.email.subject",
+            "one line",
+        ),
+        (
+            (
+                "[rank]\n",
+                '[delivery.email]\nsender = "bot@example.org\\nBcc: x@evil.example"\n[rank]\n',
+            ),
+            "delivery.email.sender",
+            "one line",
+        ),
+        (
+            (
+                'coverColor = "from-emerald-500 to-teal-600"',
+                'date = "2026\\n---\\n<script>x()</script>"',
+            ),
+            "output.extra_front_matter",
+            "written by the digest itself",
+        ),
+        (
+            (
+                'coverColor = "from-emerald-500 to-teal-600"',
+                'coverColor = "a\\n---\\n<script>x()</script>"',
+            ),
+            "output.extra_front_matter",
+            "one line",
+        ),
+        (
+            (COVER, '"cover: x\\n" = "y"'),
+            "output.extra_front_matter",
+            "letters, digits",
+        ),
+        (
+            ("[rank]\n", '[delivery]\nlink = "javascript:alert(1)//{date}"\n[rank]\n'),
+            "delivery.link",
+            "not an http(s) address",
+        ),
+        (
+            ("[rank]\n", '[delivery]\nlink = "https://user:pw@blog.example/{date}"\n[rank]\n'),
+            "delivery.link",
+            "no user name, password",
+        ),
+        (
+            ("[rank]\n", "[llm]\nmax_retries = 50\n[rank]\n"),
+            "llm.max_retries",
+            "less than or equal to 10",
+        ),
+        (
+            ("[rank]\n", '[rank]\nembedding_model = "bge-small-en"\n'),
+            "rank.embedding_model",
+            "not a bundled embedding model",
+        ),
     ],
     ids=[
         "tz-missing",
@@ -97,6 +158,16 @@ def _problems(text: str) -> dict[str, str]:
         "title-width",
         "title-brace",
         "blog-filename",
+        "title-newline",
+        "subject-newline",
+        "sender-newline",
+        "front-matter-date",
+        "front-matter-value-newline",
+        "front-matter-key",
+        "link-scheme",
+        "link-credentials",
+        "retries-50",
+        "embedding-model",
     ],
 )
 def test_a_bad_value_is_a_named_problem(edit, key, says):
@@ -229,8 +300,11 @@ def test_an_embedding_model_that_is_not_bundled_is_one_line(tmp_path, isolated_h
         BASE.replace("[rank]\n", '[rank]\nembedding_model = "other/model"\n'), "utf-8"
     )
     result = _run(["--profile", str(profile), "--out", str(tmp_path)], {})
-    assert result.exit_code == 1 and "other/model" in result.output
-    assert "is not bundled" in result.output
+    assert result.exit_code == EXIT_USAGE and "other/model" in result.output
+    assert "not a bundled embedding model" in result.output
+    # ... and `profile check` refuses it the same way, before any run
+    checked = CliRunner().invoke(cli, ["profile", "check", "--profile", str(profile)])
+    assert checked.exit_code == EXIT_USAGE and "rank.embedding_model" in checked.output
 
 
 @pytest.mark.slow

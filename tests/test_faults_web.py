@@ -129,6 +129,16 @@ def _post_profile(server, text: str, action: str = "save") -> httpx.Response:
             '\n[[delivery.webhooks]]\nkind = "generic"\nurl = "https://collector.example/"\n',
             "delivery.webhooks",
         ),
+        # issue 21: what reaches readers, spends money or publishes
+        ('\n[delivery]\nlink = "https://phish.example/{date}"\n', "delivery.link"),
+        ("\n[delivery.blog]\ngit_commit = true\n", "delivery.blog.git_commit"),
+        ('\n[llm]\nmodel = "gpt-4o"\n', "llm.model"),
+        ('\n[llm]\nwriter_model = "o1-pro"\n', "llm.writer_model"),
+        ("\n[llm.default_price]\ninput = 0.0\noutput = 0.0\n", "llm.default_price"),
+        ("\n[llm]\ndaily_token_budget = 0\n", "llm.daily_token_budget"),
+        ("\n[llm]\ndaily_cost_budget = 0\n", "llm.daily_cost_budget"),
+        ("\n[llm]\ndaily_cost_budget = 50.0\n", "llm.daily_cost_budget"),
+        ("\n[llm]\nmax_retries = 9\n", "llm.max_retries"),
     ],
     ids=[
         "llm-endpoint-and-key-variable",
@@ -137,6 +147,15 @@ def _post_profile(server, text: str, action: str = "save") -> httpx.Response:
         "feed-path",
         "smtp-host",
         "webhook",
+        "phishing-link",
+        "git-commit",
+        "costlier-model",
+        "writer-model",
+        "free-default-price",
+        "no-token-budget",
+        "no-cost-budget",
+        "higher-cost-budget",
+        "more-retries",
     ],
 )
 def test_the_profile_editor_cannot_change_paths_endpoints_or_secret_names(site, addition, key):
@@ -153,8 +172,32 @@ def test_the_editor_shows_protected_settings_read_only_and_saves_other_edits(sit
     assert "只能在文件中修改" in page and "<code>llm.api_key_env</code>" in page
     assert "PAPERBRIEF_LLM_API_KEY" in page
     original = profile_path.read_text(encoding="utf-8")
-    saved = _post_profile(server, original.replace("测试用户", "新名字"))
-    assert saved.status_code == 200 and "新名字" in profile_path.read_text(encoding="utf-8")
+    edited = original.replace('language = "zh"', 'language = "zh"\npicks_per_day = 3')
+    saved = _post_profile(server, edited)
+    assert saved.status_code == 200 and "picks_per_day = 3" in profile_path.read_text("utf-8")
+
+
+def test_the_editor_may_lower_a_budget_but_not_lift_it(site):
+    server, profile_path = site
+    original = profile_path.read_text(encoding="utf-8")
+    lower = original + "\n[llm]\ndaily_cost_budget = 0.5\nmax_retries = 1\n"
+    assert _post_profile(server, lower).status_code == 200
+    assert profile_path.read_text(encoding="utf-8") == lower
+    back_up = lower.replace("daily_cost_budget = 0.5", "daily_cost_budget = 1.0")
+    answer = _post_profile(server, back_up)
+    assert answer.status_code == 422 and "llm.daily_cost_budget" in answer.text
+    assert "0.5" in answer.text  # it says the most it may be here
+    assert profile_path.read_text(encoding="utf-8") == lower
+
+
+def test_the_editor_cannot_rename_the_reader(site):
+    """The store keys digests and deliveries by the name: renamed, today's digest would be
+    sent again as if to a new reader."""
+    server, profile_path = site
+    original = profile_path.read_text(encoding="utf-8")
+    answer = _post_profile(server, original.replace("测试用户", "新名字"))
+    assert answer.status_code == 422 and "name" in answer.text
+    assert profile_path.read_text(encoding="utf-8") == original
 
 
 def test_a_nonexistent_timezone_is_shown_in_the_editor_not_saved(site):

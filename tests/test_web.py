@@ -123,10 +123,10 @@ def test_profile_edit_shows_errors_in_place_and_saves_only_valid_text(site) -> N
             "/profile", data={"csrf": token, "text": "name = [", "action": "validate"}
         )
         assert broken.status_code == 422 and "TOML" in broken.text
-        good = original.replace('name = "测试用户"', 'name = "新名字"')
+        good = original.replace('language = "zh"', 'language = "zh"\npicks_per_day = 5')
         saved = client.post("/profile", data={"csrf": token, "text": good, "action": "save"})
         assert saved.status_code == 200 and "已保存" in saved.text
-    assert 'name = "新名字"' in profile_path.read_text(encoding="utf-8")
+    assert "picks_per_day = 5" in profile_path.read_text(encoding="utf-8")
 
 
 def test_token_is_required_for_every_request_when_configured(tmp_path: Path) -> None:

@@ -271,7 +271,13 @@ async def profile_page(request: Request) -> Response:
         problems = list(error.problems)
     words = web_labels_for(site.language())
     locked = [
-        ProfileProblem(item.key, words.read_only_changed.format(key=item.key), item.line)
+        ProfileProblem(
+            item.key,
+            (words.ceiling_raised if item.ceiling else words.read_only_changed).format(
+                key=item.key, limit=item.before
+            ),
+            item.line,
+        )
         for item in changed_protected(baseline, text)
     ]
     problems += locked

@@ -61,6 +61,7 @@ class WebLabels:
     why: str  # why a paper ranks where it does
     read_only: str  # profile keys edited in the file only
     read_only_changed: str  # {key}
+    ceiling_raised: str  # {key}, {limit}
 
     def signal(self, signal: Signal | str) -> str:
         """The button name of a feedback signal (the signal itself for pipeline signals)."""
@@ -119,8 +120,11 @@ _ZH = WebLabels(
     research_lines="研究方向",
     days="其他日期",
     why="理由",
-    read_only="以下设置只能在文件中修改（路径、服务地址、密钥变量名），此处只读：",
+    read_only="以下设置只能在文件中修改（路径、服务地址、密钥变量名、收件人与链接、发布方式、模型与价格），"
+    "此处只读；预算与重试次数此处只能调低：",
     read_only_changed="{key} 只能在档案文件中修改，网页上不能更改。",
+    ceiling_raised="{key} 在网页上只能调低（不超过 {limit}，0 表示不限，也不允许）；"
+    "调高请改档案文件。",
 )
 
 _EN = WebLabels(
@@ -170,8 +174,11 @@ _EN = WebLabels(
     days="Other days",
     why="Why",
     read_only="These settings are edited in the file only (paths, endpoints, names of secret"
-    " variables); shown read-only:",
+    " variables, recipients and links, what is published, models and prices); shown"
+    " read-only. Budgets and retries can only be lowered here:",
     read_only_changed="{key} can only be changed in the profile file, not on this page.",
+    ceiling_raised="{key} can only be lowered on this page (at most {limit}; 0, no limit, is"
+    " not allowed either); raise it in the profile file.",
 )
 
 WEB_LABELS: Mapping[str, WebLabels] = MappingProxyType({"zh": _ZH, "en": _EN})  # LANGUAGES

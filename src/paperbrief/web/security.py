@@ -27,6 +27,7 @@ import hmac
 import json
 import secrets
 import tomllib
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -38,8 +39,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.types import ASGIApp
 
 from paperbrief.environment import is_loopback
-from paperbrief.errors import ProfileProblem
-from paperbrief.profile import line_of, protected_settings
+from paperbrief.profile import TEMPLATE_NAME, ceiling_settings, line_of, protected_settings
 
 TOKEN_COOKIE = "paperbrief_token"
 CSRF_COOKIE = "paperbrief_csrf"
@@ -162,10 +162,13 @@ class AccessMiddleware(BaseHTTPMiddleware):
 
 
 # What the web UI's profile editor may not change, declared on the profile's fields
-# (``profile.PROTECTED``): where files go, which endpoints are contacted, and the names of
-# the variables holding secrets. They are edited in the file and shown read-only.
+# (``profile.PROTECTED``): where files go, which endpoints are contacted, the names of the
+# variables holding secrets, who reads and where the link points, what is published and
+# which models are paid for. They are edited in the file and shown read-only. The budgets
+# and retries (``profile.CEILING``) may be lowered here, never lifted.
 PROTECTED_DEFAULTS: dict[str, object] = protected_settings()
 PROTECTED_KEYS: tuple[str, ...] = tuple(PROTECTED_DEFAULTS)
+CEILING_KEYS: frozenset[str] = ceiling_settings()
 
 
 def protected_values(text: str) -> dict[str, str]:
@@ -186,13 +189,40 @@ def protected_values(text: str) -> dict[str, str]:
     return values
 
 
-def changed_protected(before: str, after: str) -> list[ProfileProblem]:
-    """One problem per protected key whose value ``after`` changes (see PROTECTED_KEYS)."""
+def _limit(encoded: str) -> float:
+    """A ceiling's value as a number to compare; 0 (no limit) and nonsense are the highest."""
+    value = json.loads(encoded)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return float("inf")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class LockedChange:
+    """A protected setting the editor's text changes: ``ceiling`` when only a raise of a
+    budget is refused (lowering it is allowed)."""
+
+    key: str
+    line: int | None
+    ceiling: bool = False
+    before: str = ""  # the value it may not exceed, as JSON
+
+
+def changed_protected(before: str, after: str) -> list[LockedChange]:
+    """One change per protected key whose value ``after`` changes (see PROTECTED_KEYS), but
+    a ceiling lowered, and the template's placeholder name replaced by a real one (the
+    editor creating the first profile)."""
     old, new = protected_values(before), protected_values(after)
-    return [
-        ProfileProblem(
-            key, "edit it in the profile file itself; here it is read-only", line_of(key, after)
-        )
-        for key in PROTECTED_KEYS
-        if old[key] != new[key]
-    ]
+    found = []
+    for key in PROTECTED_KEYS:
+        if old[key] == new[key]:
+            continue
+        if key in CEILING_KEYS:
+            if _limit(new[key]) <= _limit(old[key]):
+                continue
+            found.append(LockedChange(key, line_of(key, after), True, old[key]))
+            continue
+        if key == "name" and json.loads(old[key]) in (None, TEMPLATE_NAME):
+            continue
+        found.append(LockedChange(key, line_of(key, after)))
+    return found
