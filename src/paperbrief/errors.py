@@ -14,6 +14,7 @@ class is missing here)::
     │   └── http.RunDeadlineReached   the run's deadline has passed
     ├── StoreError                the SQLite store is unusable        } errors.FATAL: no
     ├── OutputError               a file could not be written         } fallback helps
+    ├── InputFileError (2)        a file to read is a pipe, a device, too large or unreadable
     ├── RunInProgress (9)         another run of the day holds the lock
     ├── FullTextError             no full text could be read
     ├── LLMError                  .reason: the fallback's one word ("error")
@@ -110,6 +111,13 @@ class StoreError(PaperbriefError):
 
 class OutputError(PaperbriefError):
     """A file could not be written (no space, no permission, a folder in the way)."""
+
+
+class InputFileError(PaperbriefError):
+    """A file paperbrief was asked to read is not a regular file it can read within its cap
+    (a named pipe, a device, a folder, too large, missing or unreadable)."""
+
+    exit_code = EXIT_USAGE
 
 
 # Errors no fallback can help with: the store or the output folder itself is broken, so a

@@ -23,7 +23,8 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticUndefined
 
-from paperbrief.errors import ProfileError, ProfileProblem
+from paperbrief.errors import InputFileError, ProfileError, ProfileProblem
+from paperbrief.files import read_bounded
 from paperbrief.profile_checks import (
     check_category,
     check_front_matter_key,
@@ -738,18 +739,10 @@ def read_profile_text(path: Path) -> str:
             "create one with `paperbrief profile init > profile.toml`, or pass --profile",
         )
     try:
-        with path.open("rb") as stream:
-            raw = stream.read(MAX_PROFILE_BYTES + 1)
-    except OSError as error:
-        raise ProfileError(
-            f"cannot read profile {path}: {error.strerror or error}",
-            "check the file's permissions",
-        ) from error
-    if len(raw) > MAX_PROFILE_BYTES:
-        raise ProfileError(
-            f"profile {path} is over {MAX_PROFILE_BYTES // 1000} KB: not a profile",
-            "point --profile at your profile TOML",
-        )
+        # A regular file only: a named pipe given as the profile once hung every command.
+        raw = read_bounded(path, MAX_PROFILE_BYTES, "profile")
+    except InputFileError as error:
+        raise ProfileError(error.message, "point --profile at your profile TOML") from None
     return decode_profile(raw, str(path))
 
 

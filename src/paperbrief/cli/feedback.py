@@ -13,10 +13,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from paperbrief.cli.common import PaperbriefGroup, console, get_store
-from paperbrief.errors import PaperbriefError
+from paperbrief.errors import InputFileError, PaperbriefError
+from paperbrief.files import read_text_bounded
 from paperbrief.library import read_library
 from paperbrief.models import Signal
-from paperbrief.rank.imported import load_posts, record_posts
+from paperbrief.rank.imported import MAX_PICKS_BYTES, load_posts, record_posts
 from paperbrief.records import FeedbackEvent
 from paperbrief.store import Store
 from paperbrief.text.arxiv import ID_PATTERN, split_arxiv_id
@@ -162,8 +163,8 @@ def import_format(path: Path) -> str:
     """``picks`` for a JSON object with ``posts``, else ``library`` (every export format)."""
     if path.is_file() and path.suffix.lower() == ".json":
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(read_text_bounded(path, MAX_PICKS_BYTES, "picks file"))
+        except (InputFileError, ValueError):
             return "library"  # read_library reports what is wrong with it
         if isinstance(data, dict) and "posts" in data:
             return "picks"

@@ -16,6 +16,7 @@ from paperbrief.cli.common import (
     profile_option,
 )
 from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError, ProfileError
+from paperbrief.files import read_text_bounded
 from paperbrief.fulltext import read_local_file
 from paperbrief.models import Document
 from paperbrief.prompts import describe_profile
@@ -23,6 +24,8 @@ from paperbrief.store import Store
 from paperbrief.text.arxiv import split_arxiv_id
 from paperbrief.write.claims import covered_papers
 from paperbrief.write.verify import VerifyReport, verify_markdown
+
+MAX_DIGEST_BYTES = 20 * 2**20  # a digest is ~50 KB; the verifier is linear up to far more
 
 
 def load_documents(store: Store, paper_ids: list[str]) -> dict[str, Document]:
@@ -115,7 +118,7 @@ def verify(
         raise PaperbriefError(
             f"digest {digest} does not exist", "pass the path of a digest Markdown file"
         )
-    markdown = digest.read_text(encoding="utf-8")
+    markdown = read_text_bounded(digest, MAX_DIGEST_BYTES, "digest")
     papers = covered_papers(markdown)
     if not papers:
         raise PaperbriefError(

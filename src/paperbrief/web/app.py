@@ -24,12 +24,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from paperbrief.errors import ProfileError, ProfileProblem
-from paperbrief.files import write_atomic
+from paperbrief.errors import InputFileError, ProfileError, ProfileProblem
+from paperbrief.files import read_bounded, write_atomic
 from paperbrief.fulltext.present import document_outline
 from paperbrief.labels import labels_for
 from paperbrief.models import Signal
-from paperbrief.profile import decode_profile, parse_profile, profile_template
+from paperbrief.profile import MAX_PROFILE_BYTES, decode_profile, parse_profile, profile_template
 from paperbrief.render.links import annotate_brief
 from paperbrief.render.rich import html_blocks, html_inline
 from paperbrief.store import Store, open_store
@@ -78,8 +78,9 @@ class Site:
     def profile_text(self) -> str:
         """The profile file's text ('' when missing or unreadable as a profile)."""
         try:
-            return decode_profile(self.profile_path.read_bytes(), str(self.profile_path))
-        except (OSError, ProfileError):
+            raw = read_bounded(self.profile_path, MAX_PROFILE_BYTES, "profile")
+            return decode_profile(raw, str(self.profile_path))
+        except (InputFileError, ProfileError):
             return ""
 
     def render(
