@@ -310,7 +310,7 @@ def test_an_embedding_model_that_is_not_bundled_is_one_line(tmp_path, isolated_h
 @pytest.mark.slow
 def test_hostile_titles_print_no_terminal_escapes_in_run_and_rank(tmp_path, embedded_home):
     rows = [json.loads(line) for line in LISTING.read_text(encoding="utf-8").splitlines()]
-    hostile = "\x1b]0;pwned\x07\x1b[2J\u202eCleared\x1b[31m red"
+    hostile = "\x1b]0;pwned\x07\x1b[2J\u202eCleared\x1b[31m red \x9b2J\u2066"
     for row in rows:
         row["title"] = row["title"] + " " + hostile
     listing = tmp_path / "2026-05-22.jsonl"
@@ -323,12 +323,22 @@ def test_hostile_titles_print_no_terminal_escapes_in_run_and_rank(tmp_path, embe
         env=env,
     )
     ranked = CliRunner().invoke(cli, ["rank", "--listing", str(listing), *profile], env=env)
+    # issue 21: search, and the JSON of rank (C1 controls and bidi overrides too)
+    as_json = CliRunner().invoke(
+        cli, ["rank", "--listing", str(listing), *profile, "--json"], env=env
+    )
+    searched = CliRunner().invoke(cli, ["search", "Cleared"], env=env)
+    found_json = CliRunner().invoke(cli, ["search", "Cleared", "--json"], env=env)
     assert "Cleared" in ran.output  # the text stays, inert
-    for result in (ran, ranked):
+    for result in (ran, ranked, as_json, searched, found_json):
         assert result.exit_code == 0, result.output
         assert "pwned" in result.output
         assert "\x1b" not in result.output and "\x07" not in result.output
-        assert "\u202e" not in result.output
+        assert "\u202e" not in result.output and "\x9b" not in result.output
+    # the JSON still carries the text exactly, as escapes a JSON reader decodes
+    (first, *_) = json.loads(as_json.stdout)["ranking"]
+    assert first["title"].endswith(hostile)
+    assert json.loads(found_json.stdout)["papers"][0]["title"].endswith(hostile)
 
 
 def test_disk_full_is_one_line_and_leaves_no_partial_file(tmp_path):

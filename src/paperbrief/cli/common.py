@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -103,6 +104,15 @@ def configure_output(quiet: bool, verbose: int) -> None:
 def terminal_text(text: object) -> str:
     """``text`` without control characters (escape sequences, bidi overrides)."""
     return _CONTROL.sub("", str(text))
+
+
+def json_text(data: object) -> str:
+    """``data`` as indented JSON for stdout: non-ASCII text stays readable, but the
+    characters that steer a terminal (C1, DEL, bidi overrides; json escapes C0 itself) are
+    written as ``\\uXXXX`` escapes, so a JSON reader gets them back and a terminal never
+    sees them raw."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return _CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def say(text: object) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ from paperbrief.cli.common import (
     console,
     get_profile,
     get_store,
+    json_text,
     profile_option,
     report_empty,
     say,
@@ -248,7 +248,7 @@ def fetch(
             "kinds": dict(sorted(kinds.items())),
             "notes": list(listing.notes),
         }
-        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+        click.echo(json_text(summary))
         return
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     click.echo(
@@ -305,7 +305,7 @@ def rank_command(
             for item in ranking[:top]
         ]
         result = {"listing_day": listing.day.isoformat(), "papers": len(ranking), "ranking": rows}
-        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        click.echo(json_text(result))
         return
     table = Table(title=f"{listing.day}: top {top} of {len(ranking)}", show_lines=False)
     for column in ("#", "pick", "stars", "score", "id", "title", "line / reason"):

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from paperbrief.cli.common import PaperbriefGroup, console, get_store
+from paperbrief.cli.common import PaperbriefGroup, console, get_store, json_text
 from paperbrief.errors import InputFileError, PaperbriefError
 from paperbrief.files import read_text_bounded
 from paperbrief.library import read_library
@@ -212,7 +212,7 @@ def feedback_list(limit: int, everything: bool, as_json: bool) -> None:
         titles = {p.id: p.title for p in store.listings.papers(e.paper_id for e in events).values()}
     if as_json:
         rows = [_event_json(e, titles.get(e.paper_id, "")) for e in events]
-        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        click.echo(json_text(rows))
         return
     if not events:
         console.print("no feedback yet: `paperbrief feedback <id> --up` records some")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from paperbrief.cli.common import (
     console,
     get_profile,
     get_store,
+    json_text,
     profile_option,
 )
 from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError, ProfileError
@@ -135,7 +135,7 @@ def verify(
         known = []  # no profile: check against the papers alone
     report = verify_markdown(markdown, documents, known)
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        click.echo(json_text(report.to_json()))
     else:
         _print_report(report)
     if not report.ok:
