@@ -5,8 +5,10 @@ redirect. A real uvicorn server (and `paperbrief serve` as a child process) on l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import secrets
 import subprocess
 import sys
 import time
@@ -41,60 +43,114 @@ def _secured(answer: httpx.Response) -> None:
         assert name.lower() in answer.headers, (answer.status_code, name)
 
 
-def test_serve_makes_a_token_prints_it_once_and_requires_it_on_loopback(tmp_path):
-    store_path, profile_path = seed_store(tmp_path)
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "PAPERBRIEF_WEB_TOKEN"}
-    env["PAPERBRIEF_HOME"] = str(store_path.parent)
+@contextlib.contextmanager
+def _serving(store_path: Path, profile_path: Path, port: int, env: dict[str, str]):
+    """`paperbrief serve` in a child process until the block ends; yields its base URL."""
     child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "paperbrief",
-            "serve",
-            "--port",
-            str(port),
-            "--profile",
-            str(profile_path),
-        ],
+        [sys.executable, "-m", "paperbrief", "serve", "--port", str(port)]
+        + ["--profile", str(profile_path)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    base = f"http://127.0.0.1:{port}"
     try:
-        assert child.stdout is not None
-        line = child.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:\d+/\?token=(\S+)", line)
-        assert match, line
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
+        for _ in range(200):
             try:
-                httpx.get(base, timeout=1)
+                httpx.get(base + "/static/style.css", timeout=1)
                 break
             except httpx.TransportError:
+                assert child.poll() is None, child.stderr.read() if child.stderr else ""
                 time.sleep(0.1)
-        refused = httpx.get(base + "/")
-        assert refused.status_code == 401  # loopback is shared by every local user
-        _secured(refused)
-        with httpx.Client(base_url=base) as browser:
-            login = browser.get(f"/?token={match.group(1)}")
-            assert login.status_code == 303 and "token" not in login.headers["location"]
-            assert browser.get("/").status_code == 200
+        yield base
     finally:
         child.terminate()
         child.wait(timeout=10)
-    assert match.group(1) not in child.stderr.read()  # printed once, on stdout only
 
 
-def test_no_token_is_for_loopback_only_and_warns(tmp_path, monkeypatch):
+def test_serve_keeps_a_private_token_across_restarts_until_rotated(tmp_path):
+    """issue 20 (9): the token survived no restart (a phone bookmark broke daily), and the
+    token page was unstyled English; issue 21: the cookie held the raw token for 30 days."""
+    store_path, profile_path = seed_store(tmp_path)
+    home = store_path.parent
+    env = {k: v for k, v in os.environ.items() if k != "PAPERBRIEF_WEB_TOKEN"}
+    env["PAPERBRIEF_HOME"] = str(home)
+    with _serving(store_path, profile_path, free_port(), env) as base:
+        token_file = home / "web-token"
+        token = token_file.read_text(encoding="utf-8").strip()
+        assert token_file.stat().st_mode & 0o777 == 0o600 and len(token) >= 32
+        refused = httpx.get(base + "/")
+        assert refused.status_code == 401  # loopback is shared by every local user
+        _secured(refused)
+        page = refused.text
+        assert '<html lang="zh' in page and "访问令牌" in page  # the reader's language
+        assert "/static/style.css" in page and str(token_file) in page
+        assert "paperbrief token show" in page and token not in page
+        with httpx.Client(base_url=base) as browser:
+            login = browser.get(f"/?token={token}")
+            assert login.status_code == 303 and "token" not in login.headers["location"]
+            cookie = login.headers["set-cookie"]
+            assert token not in cookie and "HttpOnly" in cookie and "Secure" not in cookie
+            assert browser.get("/").status_code == 200
+            session = dict(browser.cookies)
+    with _serving(store_path, profile_path, free_port(), env) as base:
+        assert token_file.read_text(encoding="utf-8").strip() == token  # the same token
+        assert httpx.get(base + "/", cookies=session).status_code == 200  # still logged in
+    shown = CliRunner().invoke(cli, ["token", "show"], env={"PAPERBRIEF_HOME": str(home)})
+    assert shown.exit_code == 0 and f"?token={token}" in shown.output
+    rotated = CliRunner().invoke(cli, ["token", "rotate"], env={"PAPERBRIEF_HOME": str(home)})
+    assert rotated.exit_code == 0
+    new = token_file.read_text(encoding="utf-8").strip()
+    assert new != token and token_file.stat().st_mode & 0o777 == 0o600
+    with _serving(store_path, profile_path, free_port(), env) as base:
+        assert httpx.get(base + "/", cookies=session).status_code == 401  # logged out
+        assert httpx.get(base + "/", headers={"X-Paperbrief-Token": new}).status_code == 200
+
+
+def test_no_token_is_for_loopback_only_and_weak_tokens_are_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path))
     monkeypatch.delenv("PAPERBRIEF_WEB_TOKEN", raising=False)
     public = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--no-token", "--port", "1"])
     assert public.exit_code == 2 and "only loopback" in public.output
-    no_env = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--port", "1"])
-    assert no_env.exit_code == 2 and "PAPERBRIEF_WEB_TOKEN" in no_env.output
+    for weak in ("a" * 16, "ab" * 12, "short"):
+        monkeypatch.setenv("PAPERBRIEF_WEB_TOKEN", weak)
+        refused = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--port", "1"])
+        assert refused.exit_code == 2 and "too weak" in refused.output, weak
+
+
+def test_wrong_tokens_are_throttled_and_a_throttled_guess_is_not_checked(tmp_path):
+    """400 wrong tokens a second went unthrottled; now after a few each waits, and even the
+    right token is not checked while its sender is throttled."""
+    store_path, profile_path = seed_store(tmp_path)
+    token = "k" + secrets.token_urlsafe(30)
+    with (
+        RunningServer(store_path, profile_path, token=token) as server,
+        httpx.Client(base_url=server.url) as client,
+    ):
+        statuses = [
+            client.get("/", headers={"X-Paperbrief-Token": f"wrong-{i:012d}"}).status_code
+            for i in range(40)
+        ]
+        assert statuses[:5] == [401] * 5 and statuses.count(429) >= 30
+        throttled = client.get("/", headers={"X-Paperbrief-Token": token})
+        assert throttled.status_code == 429 and int(throttled.headers["retry-after"]) >= 1
+        _secured(throttled)
+
+
+def test_the_cookie_is_secure_beyond_loopback_and_plain_http_is_warned_about(tmp_path):
+    """`serve --host 0.0.0.0` builds the app with ``secure_cookies`` (a bind beyond
+    loopback); over plain HTTP the token page then says the login will not be kept."""
+    store_path, profile_path = seed_store(tmp_path)
+    token = secrets.token_urlsafe(32)
+    with RunningServer(store_path, profile_path, token, secure_cookies=True) as server:
+        page = httpx.get(server.url + "/")
+        login = httpx.get(server.url + f"/?token={token}")
+    assert "不是 HTTPS" in page.text
+    assert login.status_code == 303
+    cookie = login.headers["set-cookie"]
+    assert "Secure" in cookie and token not in cookie
 
 
 def test_every_response_carries_the_security_headers_refusals_included(site):

@@ -107,8 +107,8 @@ def test_profile_with_an_invalid_value_shows_the_error_in_place(browser, site) -
     assert 'language = "fr"' in editor.input_value()  # the edit is kept for fixing
     _shot(page, "profile-error")
     assert profile_path.read_text(encoding="utf-8") == original
-    editor.fill(original.replace("测试用户", "浏览器用户"))
+    editor.fill(original.replace('language = "zh"', 'language = "zh"\npicks_per_day = 3'))
     page.click("button[value=save]")
     assert page.locator("[role=status]").inner_text() == "已保存。"
-    assert "浏览器用户" in profile_path.read_text(encoding="utf-8")
+    assert "picks_per_day = 3" in profile_path.read_text(encoding="utf-8")
     page.close()

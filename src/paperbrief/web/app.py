@@ -52,9 +52,10 @@ BUTTONS = frozenset(signal.value for signal in Signal if signal.is_button)
 class Site:
     """Per-app settings the handlers share (no module-level state)."""
 
-    def __init__(self, store_path: Path, profile_path: Path) -> None:
+    def __init__(self, store_path: Path, profile_path: Path, secure_cookies: bool = False) -> None:
         self.store_path = store_path
         self.profile_path = profile_path
+        self.secure_cookies = secure_cookies
         self.templates = Environment(
             loader=PackageLoader("paperbrief", "web/templates"),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -82,6 +83,19 @@ class Site:
             return decode_profile(raw, str(self.profile_path))
         except (InputFileError, ProfileError):
             return ""
+
+    def login_page(self, request: Request, reason: str, where: str, status: int) -> HTMLResponse:
+        """The token page (static words only: nothing of the request is echoed back)."""
+        language = self.language()
+        html = self.templates.get_template("login.html").render(
+            t=labels_for(language),
+            ui=web_labels_for(language),
+            reason=reason,
+            where=where,
+            from_env=where.startswith("$"),
+            insecure=request.url.scheme != "https" and self.secure_cookies,
+        )
+        return HTMLResponse(html, status_code=status)
 
     def render(
         self, request: Request, name: str, status_code: int = 200, **context: Any
@@ -309,13 +323,23 @@ ROUTES = (
 )
 
 
-def create_app(store_path: Path, profile_path: Path, token: str | None = None) -> Starlette:
+def create_app(
+    store_path: Path,
+    profile_path: Path,
+    token: str | None = None,
+    *,
+    secure_cookies: bool = False,
+    token_source: str = "",
+) -> Starlette:
     """The web UI over the store at ``store_path`` and the profile file ``profile_path``.
 
     With ``token`` every request must present it (see ``web.security``); without one the
-    app answers loopback hosts only. The handlers are this module's functions; each finds
-    the app's ``Site`` on ``request.app.state.site``.
+    app answers loopback hosts only. ``secure_cookies`` marks the cookies ``Secure`` (a bind
+    beyond loopback, behind HTTPS); ``token_source`` says on the token page where the
+    token comes from. The handlers are this module's functions; each finds the app's
+    ``Site`` on ``request.app.state.site``.
     """
-    app = Starlette(routes=ROUTES, middleware=[Middleware(AccessMiddleware, token=token)])
-    app.state.site = Site(Path(store_path), Path(profile_path))
+    access = Middleware(AccessMiddleware, token=token, secure=secure_cookies, where=token_source)
+    app = Starlette(routes=ROUTES, middleware=[access])
+    app.state.site = Site(Path(store_path), Path(profile_path), secure_cookies)
     return app

@@ -62,6 +62,15 @@ class WebLabels:
     read_only: str  # profile keys edited in the file only
     read_only_changed: str  # {key}
     ceiling_raised: str  # {key}, {limit}
+    login_title: str
+    login_needed: str
+    login_wrong: str
+    login_throttled: str
+    login_label: str
+    login_open: str
+    login_from_file: str  # {path}
+    login_from_env: str  # {variable}
+    login_insecure: str
 
     def signal(self, signal: Signal | str) -> str:
         """The button name of a feedback signal (the signal itself for pipeline signals)."""
@@ -125,6 +134,18 @@ _ZH = WebLabels(
     read_only_changed="{key} 只能在档案文件中修改，网页上不能更改。",
     ceiling_raised="{key} 在网页上只能调低（不超过 {limit}，0 表示不限，也不允许）；"
     "调高请改档案文件。",
+    login_title="请输入访问令牌",
+    login_needed="这是你的 paperbrief：日报、排名、反馈和研究档案。打开它需要访问令牌。",
+    login_wrong="令牌不对，请再试一次。",
+    login_throttled="错误次数太多，请稍等片刻再试。",
+    login_label="访问令牌",
+    login_open="打开",
+    login_from_file="令牌保存在运行 paperbrief 的机器上的 {path}（仅本人可读）。"
+    "在那台机器上运行 `paperbrief token show` 可以看到它和登录链接；"
+    "`paperbrief token rotate` 更换令牌，并让所有已登录的浏览器退出。",
+    login_from_env="令牌来自启动 paperbrief serve 时的环境变量 {variable}。",
+    login_insecure="这个地址不是 HTTPS：浏览器不会保存登录状态。"
+    "请把网页界面放在 HTTPS 反向代理之后（见 README）。",
 )
 
 _EN = WebLabels(
@@ -179,6 +200,20 @@ _EN = WebLabels(
     read_only_changed="{key} can only be changed in the profile file, not on this page.",
     ceiling_raised="{key} can only be lowered on this page (at most {limit}; 0, no limit, is"
     " not allowed either); raise it in the profile file.",
+    login_title="Access token, please",
+    login_needed="This is your paperbrief: digests, rankings, feedback and your research"
+    " profile. Opening it takes its access token.",
+    login_wrong="That token is not right; try again.",
+    login_throttled="Too many wrong tries; wait a moment and try again.",
+    login_label="Access token",
+    login_open="Open",
+    login_from_file="The token is kept in {path} on the machine that runs paperbrief (readable"
+    " by its owner only). There, `paperbrief token show` prints it and the login link;"
+    " `paperbrief token rotate` makes a new one and logs every browser out.",
+    login_from_env="The token is the environment variable {variable} that paperbrief serve"
+    " was started with.",
+    login_insecure="This address is not HTTPS: the browser will not keep the login. Put the"
+    " web UI behind an HTTPS reverse proxy (see the README).",
 )
 
 WEB_LABELS: Mapping[str, WebLabels] = MappingProxyType({"zh": _ZH, "en": _EN})  # LANGUAGES

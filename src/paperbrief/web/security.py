@@ -5,8 +5,11 @@ Contract:
 * Without a token the app only answers requests whose ``Host`` is a loopback name, so a
   web page elsewhere cannot reach it through DNS rebinding.
 * With a token every request needs it: ``Authorization: Bearer <token>``, an
-  ``X-Paperbrief-Token`` header, or the cookie set after visiting any page with
-  ``?token=<token>`` (the token is then removed from the address bar by a redirect).
+  ``X-Paperbrief-Token`` header, or the session cookie set after visiting any page with
+  ``?token=<token>`` (the token is then removed from the address bar by a redirect). The
+  cookie is signed by the token, not the token (``web.tokens``); wrong tokens are
+  throttled; the login page (localised, styled) says where the token comes from. Only
+  ``/static/`` (the style sheet and script) is served without it.
 * Every POST must come, when the browser says, from an ``Origin`` of this same host
   (checked here), and carry the per-session CSRF token: cookie + hidden form field,
   compared in constant time by ``verified_form``, which every POST handler reads with.
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import math
 import secrets
 import tomllib
 from dataclasses import dataclass
@@ -35,13 +39,14 @@ from starlette.datastructures import URL, FormData
 from starlette.exceptions import HTTPException
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
 from paperbrief.environment import is_loopback
 from paperbrief.profile import TEMPLATE_NAME, ceiling_settings, line_of, protected_settings
+from paperbrief.web.tokens import SESSION_DAYS, Throttle, session_cookie, session_valid
 
-TOKEN_COOKIE = "paperbrief_token"
+SESSION_COOKIE = "paperbrief_session"  # signed by the token, never the token itself
 CSRF_COOKIE = "paperbrief_csrf"
 CSRF_FIELD = "csrf"
 
@@ -86,41 +91,49 @@ def _host_name(header: str) -> str:
     return urlsplit(f"//{header}").hostname or ""
 
 
-def _login_page(message: str) -> HTMLResponse:
-    # Static text only: nothing from the request is echoed back.
-    body = (
-        '<!DOCTYPE html><html><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width,initial-scale=1">'
-        "<title>paperbrief — token required</title></head>"
-        '<body style="font-family:sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem">'
-        f"<h1>paperbrief</h1><p>{message}</p>"
-        '<form method="get"><label>Access token <input name="token" type="password" '
-        'autocomplete="current-password" autofocus></label> <button>Open</button></form>'
-        "</body></html>"
-    )
-    return HTMLResponse(body, status_code=401)
-
-
 class AccessMiddleware(BaseHTTPMiddleware):
-    """Host check, token check, CSRF check and security headers (see module docstring)."""
+    """Host check, token check, CSRF check and security headers (see module docstring).
 
-    def __init__(self, app: ASGIApp, token: str | None = None) -> None:
+    ``token`` is the access token (None: loopback hosts only); ``secure`` marks the session
+    cookie ``Secure`` (set when the UI is bound beyond loopback, where it must be behind
+    HTTPS); ``where`` says on the login page where the token comes from.
+    """
+
+    def __init__(
+        self, app: ASGIApp, token: str | None = None, secure: bool = False, where: str = ""
+    ) -> None:
         super().__init__(app)
         self.token = token or None
+        self.secure = secure
+        self.where = where
+        self.throttle = Throttle()
 
-    def _token_ok(self, request: Request) -> bool:
-        assert self.token is not None
-        offered = [
-            request.cookies.get(TOKEN_COOKIE, ""),
-            request.headers.get("x-paperbrief-token", ""),
-        ]
+    def _login(self, request: Request, reason: str, status: int = 401) -> Response:
+        site = request.app.state.site
+        page: Response = site.login_page(request, reason, self.where, status)
+        return page
+
+    def _offered(self, request: Request) -> str | None:
+        """A token the request offers in a header (None: none offered)."""
         authorization = request.headers.get("authorization", "")
         if authorization.lower().startswith("bearer "):
-            offered.append(authorization[7:].strip())
-        return any(
-            candidate and hmac.compare_digest(candidate.encode(), self.token.encode())
-            for candidate in offered
-        )
+            return authorization[7:].strip()
+        return request.headers.get("x-paperbrief-token")
+
+    def _check(self, request: Request, offered: str) -> Response | None:
+        """None when ``offered`` is the token; else the refusal (throttled: not checked)."""
+        assert self.token is not None
+        address = request.client.host if request.client else ""
+        wait = self.throttle.wait(address)
+        if wait > 0:
+            refusal = self._login(request, "throttled", 429)
+            refusal.headers["Retry-After"] = str(max(1, math.ceil(wait)))
+            return refusal
+        if hmac.compare_digest(offered.encode(), self.token.encode()):
+            self.throttle.passed(address)
+            return None
+        self.throttle.failed(address)
+        return self._login(request, "wrong")
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
         return secured(await self._checked(request, call_next))
@@ -133,20 +146,33 @@ class AccessMiddleware(BaseHTTPMiddleware):
                 " other hosts",
                 status_code=403,
             )
-        if self.token is not None:
+        # The style sheet and script hold nothing of the reader's: the login page uses them.
+        public = request.url.path.startswith("/static/")
+        if self.token is not None and not public:
             offered = request.query_params.get("token")
             if offered is not None:
-                if not hmac.compare_digest(offered.encode(), self.token.encode()):
-                    return _login_page("That token is not right.")
+                refusal = self._check(request, offered)
+                if refusal is not None:
+                    return refusal
                 remaining = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
                 target = URL(path=request.url.path, query=urlencode(remaining))
                 response: Response = RedirectResponse(str(target), status_code=303)
                 response.set_cookie(
-                    TOKEN_COOKIE, self.token, httponly=True, samesite="strict", max_age=30 * 86400
+                    SESSION_COOKIE,
+                    session_cookie(self.token),
+                    httponly=True,
+                    samesite="strict",
+                    secure=self.secure,
+                    max_age=SESSION_DAYS * 86400,
                 )
                 return response
-            if not self._token_ok(request):
-                return _login_page("This paperbrief needs its access token.")
+            header = self._offered(request)
+            if header is not None:
+                refusal = self._check(request, header)
+                if refusal is not None:
+                    return refusal
+            elif not session_valid(self.token, request.cookies.get(SESSION_COOKIE, "")):
+                return self._login(request, "needed")
 
         csrf = request.cookies.get(CSRF_COOKIE) or ""
         new_csrf = "" if len(csrf) >= 32 else secrets.token_urlsafe(32)
@@ -157,7 +183,9 @@ class AccessMiddleware(BaseHTTPMiddleware):
                 return PlainTextResponse("cross-origin form rejected", status_code=403)
         response = await call_next(request)
         if new_csrf:
-            response.set_cookie(CSRF_COOKIE, new_csrf, httponly=True, samesite="strict")
+            response.set_cookie(
+                CSRF_COOKIE, new_csrf, httponly=True, samesite="strict", secure=self.secure
+            )
         return response
 
 
