@@ -93,7 +93,7 @@ def test_crash_half_way_then_resume_keeps_what_was_done(tmp_path: Path, pipeline
         resumed = _run(store, tmp_path, pipeline_vectors)
         assert [p.paper.id for p in resumed.picks] == picks
         assert resumed.files["markdown"].exists()
-        assert [run.status for run in store.runs.all()] == ["crashed", "ok"]
+        assert [run.status for run in store.runs.all()] == ["interrupted", "ok"]
 
 
 def test_day_with_nothing_in_the_profiles_categories_is_empty(tmp_path: Path, pipeline_vectors):

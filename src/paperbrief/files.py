@@ -132,12 +132,13 @@ def _remove_orphans(path: Path) -> None:
     """Temporaries of ``path`` whose writer no longer runs (killed half way)."""
     for orphan in path.parent.glob(f".{path.name}.*.tmp"):
         pid_text = orphan.name[len(path.name) + 2 :].split(".", 1)[0]
-        if pid_text.isdigit() and not _alive(int(pid_text)):
+        if pid_text.isdigit() and not process_alive(int(pid_text)):
             with contextlib.suppress(OSError):
                 orphan.unlink()
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (someone else's counts)."""
     if pid == os.getpid():
         return True
     try:

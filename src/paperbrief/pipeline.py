@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -36,7 +36,7 @@ from paperbrief.fulltext.readers import fetch_fallback
 from paperbrief.labels import labels_for
 from paperbrief.models import DayFacts, Document, Fallback, Listing, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import Profile
-from paperbrief.records import StoredDigest
+from paperbrief.records import Run, StoredDigest
 from paperbrief.render import render_html, render_markdown
 from paperbrief.services import Services
 from paperbrief.store import Store
@@ -281,6 +281,7 @@ def run_day(
     reporter = reporter or QuietReporter()
     day = resolve_day(options, today)
     store.adopt_unnamed(profile.key)
+    dead = [run for run in store.settle_dead_runs() if run.profile == profile.key]
     run_id = store.runs.start(
         "run", day.listing_day, day.digest_date, profile.ranking_fingerprint(), profile.key
     )
@@ -288,8 +289,12 @@ def run_day(
         # Locked before fetching: a second run fetches nothing.
         with store.run_lock(day.digest_date, profile.key):
             result = _run(store, profile, options, services, day, reporter)
+            result = replace(result, notes=(*_dead_notes(dead), *result.notes))
     except PaperbriefError as error:
         store.runs.finish(run_id, "failed", error.message)
+        raise
+    except KeyboardInterrupt as error:  # SIGINT, or SIGTERM (cli.common.stopping)
+        store.runs.finish(run_id, "interrupted", str(error) or "SIGINT")
         raise
     except BaseException as error:
         store.runs.finish(run_id, "crashed", repr(error))
@@ -376,6 +381,15 @@ def _run(
         deliveries=deliver_published(store, profile, stored, options, reporter),
         picks_wanted=picks.wanted,
         fallbacks=fallbacks,
+    )
+
+
+def _dead_notes(dead: Sequence[Run]) -> tuple[str, ...]:
+    """What this run says about earlier runs found dead (their records said ``running``)."""
+    return tuple(
+        f"the run of {run.digest_date} started {run.started_at} (pid {run.pid}) died without"
+        " finishing (killed, or the machine stopped); what it had done is reused"
+        for run in dead
     )
 
 

@@ -117,8 +117,11 @@ class Run:
     fingerprint: str | None
     started_at: str
     finished_at: str | None
-    status: str  # running | ok | reused | failed | crashed
+    status: str  # running | ok | reused | failed | crashed | interrupted | dead
     detail: str | None
+    profile: str | None = None
+    pid: int | None = None
+    host: str | None = None
 
 
 @dataclass(frozen=True)

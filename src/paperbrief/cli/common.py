@@ -6,8 +6,10 @@ import json
 import logging
 import os
 import re
+import signal
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -22,6 +24,7 @@ from paperbrief.environment import DEBUG_ENV, PROFILE_ENV
 from paperbrief.errors import EmptyDay, PaperbriefError
 from paperbrief.files import os_error
 from paperbrief.profile import Profile, home_dir, load_profile
+from paperbrief.services import Stop
 from paperbrief.store import Store, open_store
 
 # Help reads at 80 columns whatever the terminal's width.
@@ -159,6 +162,47 @@ def unexpected(error: BaseException) -> PaperbriefError:
     )
 
 
+# After SIGINT/SIGTERM the run unwinds, records itself ``interrupted`` and exits; if a
+# thread still holds the process (a DNS lookup that never returns) it exits anyway after
+# this many seconds, and at once on a second signal.
+STOP_GRACE_SECONDS = 10.0
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM, raised in the main thread (its text is the signal's name)."""
+
+    @property
+    def exit_code(self) -> int:
+        number = getattr(signal, str(self), signal.SIGINT)
+        return 128 + int(number)
+
+
+@contextmanager
+def stopping(stop: Stop) -> Iterator[None]:
+    """In the block, SIGINT and SIGTERM stop the run: ``stop`` is set (every client sees it
+    through the run's deadline: no new request, those in flight abandoned) and
+    ``Interrupted`` is raised in the main thread, so the pipeline records the run as
+    ``interrupted`` and the command exits 130 (SIGINT) or 143 (SIGTERM)."""
+
+    def handler(number: int, frame: object) -> None:
+        name = signal.Signals(number).name
+        if stop.stopped:
+            os._exit(128 + number)  # a second signal: now
+        stop.set(name)
+        watchdog = threading.Timer(STOP_GRACE_SECONDS, os._exit, (128 + number,))
+        watchdog.daemon = True
+        watchdog.start()
+        raise Interrupted(name)
+
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {number: signal.signal(number, handler) for number in signals}
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
+
+
 @contextmanager
 def mapped_errors() -> Iterator[None]:
     """Turn every error into a one-line message, a hint and an exit code.
@@ -173,9 +217,14 @@ def mapped_errors() -> Iterator[None]:
         fail(error)
     except (click.exceptions.Exit, click.ClickException, click.Abort):
         raise
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/] — a rerun resumes where this one stopped")
-        sys.exit(130)
+    except KeyboardInterrupt as error:
+        code = error.exit_code if isinstance(error, Interrupted) else 130
+        console.print(
+            f"[yellow]interrupted[/] ({say(error or 'SIGINT')}) — a rerun resumes where this"
+            " one stopped",
+            important=True,
+        )
+        sys.exit(code)
     except Exception as error:
         if os.environ.get(DEBUG_ENV):
             raise

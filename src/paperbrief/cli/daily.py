@@ -22,6 +22,7 @@ from paperbrief.cli.common import (
     profile_option,
     report_empty,
     say,
+    stopping,
     terminal_text,
 )
 from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay
@@ -36,7 +37,7 @@ from paperbrief.pipeline import (
     run_day,
 )
 from paperbrief.profile import Profile
-from paperbrief.services import Services
+from paperbrief.services import Services, Stop
 from paperbrief.text import shorten
 
 T = TypeVar("T")
@@ -188,7 +189,9 @@ def run(
     Without --listing it fetches the listing that today's digest covers from arXiv. A rerun
     of the same day reuses what is stored and publishes nothing twice. A part that fails
     (LLM endpoint down, no network, budget spent, the [run] deadline) falls back to the
-    offline writer; the digest says which part and why, and the exit code is 8.
+    offline writer; the digest says which part and why, and the exit code is 8. Ctrl-C or
+    SIGTERM stops it within seconds (exit 130 / 143; calls in flight are abandoned) and the
+    next run resumes what it had done.
     """
     profile = get_profile(profile_path)
     options = RunOptions(
@@ -201,9 +204,11 @@ def run(
     )
     today = _today(profile)
     day = resolve_day(options, today)  # the LLM budget is scoped to the digest date
+    stop = Stop()
     with (
+        stopping(stop),
         get_store() as store,
-        Services.build(profile, store, offline=offline, day=day.digest_date) as services,
+        Services.build(profile, store, offline=offline, day=day.digest_date, stop=stop) as services,
     ):
         try:
             with RichReporter() as reporter:

@@ -26,6 +26,7 @@ through the one ``Database`` (``database.py``) and its lock.
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 import tempfile
 from collections.abc import Iterator
@@ -34,14 +35,16 @@ from datetime import date
 from pathlib import Path
 
 from paperbrief.errors import StoreError
+from paperbrief.files import process_alive
+from paperbrief.records import Run
 from paperbrief.store.caches import Documents, Embeddings, LLMRecords
 from paperbrief.store.daily import Briefs, Digests, Outputs, Picks, Rankings, Runs
-from paperbrief.store.database import Database, store_error
+from paperbrief.store.database import Database, now_minus, store_error
 from paperbrief.store.deliveries import Deliveries
 from paperbrief.store.feedback import Feedback
 from paperbrief.store.judging import Verdicts
 from paperbrief.store.listings import Listings
-from paperbrief.store.lock import run_lock
+from paperbrief.store.lock import lock_held, run_lock
 from paperbrief.store.schema import migrate
 from paperbrief.store.search import adopt_unnamed_digests
 
@@ -85,6 +88,26 @@ class Store:
     ) -> AbstractContextManager[None]:
         """The lock of one profile's digest day (``store/lock.py``); raises RunInProgress."""
         return run_lock(self.home, day, profile, command)
+
+    def settle_dead_runs(self, grace_seconds: float = 60.0) -> list[Run]:
+        """``running`` records of runs that are dead, marked ``dead`` and returned.
+
+        A run of this machine is dead when its process is gone, or when its day's run lock
+        is free although it started more than ``grace_seconds`` ago (its pid was reused by
+        another program); a run recorded by another machine is left alone.
+        """
+        host, started_before = socket.gethostname(), now_minus(grace_seconds)
+
+        def alive(run: Run) -> bool:
+            if run.pid is None or run.host != host:
+                return run.pid is not None  # a record from before pids, or another machine
+            if not process_alive(run.pid):
+                return False
+            if run.digest_date is None or run.started_at > started_before:
+                return True
+            return lock_held(self.home, run.digest_date, run.profile or "")
+
+        return self.runs.settle_dead(alive)
 
     def adopt_unnamed(self, profile: str) -> None:
         """Give rows made before profiles were kept (profile '') to ``profile``.

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 
 from paperbrief.models import Digest, Paper, PaperBrief, ScoredPaper, Trace
@@ -428,10 +430,11 @@ class Runs:
         fingerprint: str | None = None,
         profile: str | None = None,
     ) -> int:
+        """A ``running`` record of this process (its pid and host say whose it is)."""
         with self._db.write() as db:
             cursor = db.execute(
                 "INSERT INTO runs (command, listing_day, digest_date, profile_fingerprint,"
-                " started_at, profile) VALUES (?,?,?,?,?,?)",
+                " started_at, profile, pid, host) VALUES (?,?,?,?,?,?,?,?)",
                 (
                     command,
                     listing_day.isoformat() if listing_day else None,
@@ -439,6 +442,8 @@ class Runs:
                     fingerprint,
                     now(),
                     profile,
+                    os.getpid(),
+                    socket.gethostname(),
                 ),
             )
             return int(cursor.lastrowid or 0)
@@ -450,10 +455,24 @@ class Runs:
                 (now(), status, detail, run_id),
             )
 
-    def all(self) -> list[Run]:
-        """Every recorded run, oldest first."""
+    def settle_dead(self, alive: Callable[[Run], bool]) -> list[Run]:
+        """Mark every ``running`` record that ``alive`` says has no live process ``dead``
+        (with when that was noticed); returns those records as they were."""
+        dead = [run for run in self.all(status="running") if not alive(run)]
+        with self._db.write() as db:
+            for run in dead:
+                db.execute(
+                    "UPDATE runs SET status='dead', finished_at=?, detail=? WHERE id=?",
+                    (now(), DEAD_DETAIL.format(pid=run.pid, host=run.host), run.id),
+                )
+        return dead
+
+    def all(self, status: str | None = None) -> list[Run]:
+        """Every recorded run (of one ``status`` when given), oldest first."""
+        query = "SELECT * FROM runs" + (" WHERE status=?" if status is not None else "")
+        args = (status,) if status is not None else ()
         with self._db.read() as db:
-            rows = db.execute("SELECT * FROM runs ORDER BY id").fetchall()
+            rows = db.execute(query + " ORDER BY id", args).fetchall()
         return [
             Run(
                 id=row["id"],
@@ -465,6 +484,15 @@ class Runs:
                 finished_at=row["finished_at"],
                 status=row["status"],
                 detail=row["detail"],
+                profile=row["profile"],
+                pid=row["pid"],
+                host=row["host"],
             )
             for row in rows
         ]
+
+
+DEAD_DETAIL = (
+    "its process (pid {pid} on {host}) ended without recording how: killed (kill -9), out of"
+    " memory, or the machine stopped"
+)

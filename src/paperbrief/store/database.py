@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from paperbrief.errors import StoreError
@@ -22,6 +22,11 @@ from paperbrief.errors import StoreError
 def now() -> str:
     """The store's timestamps: ISO 8601 in UTC, to the second."""
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def now_minus(seconds: float) -> str:
+    """``now()`` of ``seconds`` ago (the same format, so the two compare as text)."""
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
 
 
 def store_error(error: sqlite3.Error, path: Path) -> StoreError:

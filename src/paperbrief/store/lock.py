@@ -27,6 +27,22 @@ def lock_path(home: Path, day: date, profile: str) -> Path:
     return home / "locks" / f"run-{day.isoformat()}-{tag}.lock"
 
 
+def lock_held(home: Path, day: date, profile: str) -> bool:
+    """Whether some process holds the lock of ``day`` for ``profile`` right now."""
+    path = lock_path(home, day, profile)
+    try:
+        handle = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False  # never made: nobody holds it
+    try:
+        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(handle)  # closing drops a lock this check took
+    return False
+
+
 @contextmanager
 def run_lock(home: Path, day: date, profile: str, command: str) -> Iterator[None]:
     """Hold the lock of ``day`` for ``profile`` in the block, or raise ``RunInProgress``."""
