@@ -161,26 +161,30 @@ def rank_day(
     services: Services,
     force: bool,
     history: rank.History | None = None,
+    until: str | None = None,
 ) -> RankedDay:
     """The day's full ranking, reused from the store while what ranks it is unchanged,
     with the reader's history applied as it stands now (``rank.apply_history``: hidden and
     already-picked papers flagged, follow-ups marked), so feedback counts at once.
 
-    The learned taste uses all stored feedback (recency anchored on the ranked day). The
-    services' judge then re-orders the head of the cheap ranking and every verdict is
+    The learned taste uses the reader's stored feedback (``store.feedback.of``; recency
+    anchored on the ranked day), only that given before ``until`` when it is set (a replay
+    of a past day). The services' judge then re-orders the head of the cheap ranking and
+    every verdict is
     stored (``store.verdicts``). A judge that failed (in part) is not stored as the judged
     ranking, so the next run asks again (answers that did arrive are cached): it is kept
     apart, for the web UI only, and its fallback says why.
     """
+    log = store.feedback.of(profile.key)
     if history is None:
-        history = rank.load_history(store.picks, store.feedback, listing_day)
+        history = rank.load_history(store.picks, log, listing_day, until)
     fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
             return RankedDay(rank.apply_history(stored, history, profile.language))
     feedback = rank.load_feedback(
-        store.feedback, store.listings, services.embedder, profile.rank, today=listing_day
+        log, store.listings, services.embedder, profile.rank, before=until, today=listing_day
     )
     ranking = rank.rank_papers(papers, profile, services.embedder, feedback=feedback)
     judged = services.judge.judge(ranking, profile)
@@ -288,7 +292,7 @@ def run_day(
     try:
         # Locked before fetching: a second run fetches nothing.
         with store.run_lock(day.digest_date, profile.key):
-            result = _run(store, profile, options, services, day, reporter)
+            result = _run(store, profile, options, services, day, reporter, today)
             result = replace(result, notes=(*_dead_notes(dead), *result.notes))
     except PaperbriefError as error:
         store.runs.finish(run_id, "failed", error.message)
@@ -311,6 +315,7 @@ def _run(
     services: Services,
     day: DayFacts,
     reporter: Reporter,
+    today: date,
 ) -> RunResult:
     reporter.stage("loading the listing")
     listing = acquire_listing(store, profile, options, day.listing_day, services)
@@ -339,16 +344,29 @@ def _run(
             else (),
         )
 
-    history = rank.load_history(store.picks, store.feedback, listing.day)
+    until = feedback_until(digest_date, today)
+    history = rank.load_history(store.picks, store.feedback.of(profile.key), listing.day, until)
     # A new version of a liked paper is a candidate even when replacements are not.
     papers = rank.candidates(listing, profile, keep=history.liked)
     if not papers:
         raise _nothing_in_categories(listing, profile)
     reporter.stage(f"ranking {len(papers)} papers")
-    ranked = rank_day(store, profile, papers, listing.day, services, options.force, history)
-    # Never a paper picked on an earlier day, hidden, or instructing the model; a thin day
-    # publishes fewer picks (picks.missing says how many fewer) instead of weak ones.
-    picks = rank.select_picks(ranked.ranking, profile)
+    ranked = rank_day(store, profile, papers, listing.day, services, options.force, history, until)
+    history_notes = _history_notes(
+        store.picks.ids(digest_date, profile.key), history, digest_date, until
+    )
+    # Never a paper picked on another day, hidden, 👎'd or instructing the model; a thin
+    # day publishes fewer picks (picks.missing says how many fewer) instead of weak ones.
+    # Chosen and saved under the profile's picks lock, so a run of another day going on at
+    # the same time sees these picks (and this one sees its).
+    with store.picks_lock(profile.key):
+        taken = store.picks.ids_of_other_days(listing.day, profile.key)
+        seen = replace(history, picked_before=history.picked_before | taken)
+        picks = rank.select_picks(
+            rank.apply_history(ranked.ranking, seen, profile.language), profile
+        )
+        if picks:
+            store.picks.save(digest_date, listing.day, picks, profile.key)
     if not picks:
         raise NothingPassed(
             labels_for(profile.language).empty_reason_nothing_passed.format(
@@ -356,7 +374,6 @@ def _run(
             ),
             f"lower min_stars (now {profile.min_stars}) in the profile to see weaker matches",
         )
-    store.picks.save(digest_date, listing.day, picks, profile.key)
 
     briefs, brief_fallbacks = write_briefs(
         store, profile, picks, digest_date, services, options.force, reporter
@@ -377,11 +394,36 @@ def _run(
         files=publish_files(store, stored, paths),
         writer=composed.writer,
         papers_considered=len(papers),
-        notes=(*listing.notes, *ranked.notes),
+        notes=(*listing.notes, *ranked.notes, *history_notes),
         deliveries=deliver_published(store, profile, stored, options, reporter),
         picks_wanted=picks.wanted,
         fallbacks=fallbacks,
     )
+
+
+def feedback_until(digest_date: date, today: date) -> str | None:
+    """The feedback a run of ``digest_date`` may use: all of it for today (a rerun after a
+    👎 honours it); for a past day, only what was given before that day (an honest replay:
+    what the reader said later is not what that day knew)."""
+    return None if digest_date >= today else digest_date.isoformat()
+
+
+def _history_notes(
+    picked: Sequence[str], history: rank.History, digest_date: date, until: str | None
+) -> tuple[str, ...]:
+    """What the run says about the reader's feedback: earlier picks of this digest that a
+    verdict since leaves out, and, for a replay, the signals it did not use."""
+    notes = []
+    for paper_id in picked:
+        if paper_id in history.disliked | history.hidden:
+            verdict = "👎" if paper_id in history.disliked else "not interested"
+            notes.append(f"{paper_id} is left out of the picks: you marked it {verdict}")
+    if until is not None and history.unused:
+        notes.append(
+            f"a replay of {digest_date}: {history.unused} feedback signal(s) given since are"
+            " not used, so its ranking and picks are what that day knew"
+        )
+    return tuple(notes)
 
 
 def _dead_notes(dead: Sequence[Run]) -> tuple[str, ...]:

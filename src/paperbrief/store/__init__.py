@@ -44,7 +44,7 @@ from paperbrief.store.deliveries import Deliveries
 from paperbrief.store.feedback import Feedback
 from paperbrief.store.judging import Verdicts
 from paperbrief.store.listings import Listings
-from paperbrief.store.lock import lock_held, run_lock
+from paperbrief.store.lock import lock_held, profile_lock, run_lock
 from paperbrief.store.schema import migrate
 from paperbrief.store.search import adopt_unnamed_digests
 
@@ -88,6 +88,11 @@ class Store:
     ) -> AbstractContextManager[None]:
         """The lock of one profile's digest day (``store/lock.py``); raises RunInProgress."""
         return run_lock(self.home, day, profile, command)
+
+    def picks_lock(self, profile: str) -> AbstractContextManager[None]:
+        """Held while a run chooses and saves its picks: runs of two days at once then see
+        each other's picks, so no paper is picked on both days (``store/lock.py``)."""
+        return profile_lock(self.home, profile, "picks")
 
     def settle_dead_runs(self, grace_seconds: float = 60.0) -> list[Run]:
         """``running`` records of runs that are dead, marked ``dead`` and returned.

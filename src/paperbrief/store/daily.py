@@ -157,6 +157,16 @@ class Picks:
             ).fetchall()
         return {row[0] for row in rows}
 
+    def ids_of_other_days(self, listing_day: date, profile: str) -> set[str]:
+        """Papers ``profile``'s digests picked for any other listing day, later ones too (a
+        run for another day going on at the same time, or already done)."""
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT DISTINCT paper_id FROM picks WHERE listing_day != ? AND profile=?",
+                (listing_day.isoformat(), profile),
+            ).fetchall()
+        return {row[0] for row in rows}
+
     def dates_of(self, paper_id: str) -> list[date]:
         """Digest dates that picked ``paper_id``, newest first."""
         with self._db.read() as db:

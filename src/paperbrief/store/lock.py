@@ -27,6 +27,27 @@ def lock_path(home: Path, day: date, profile: str) -> Path:
     return home / "locks" / f"run-{day.isoformat()}-{tag}.lock"
 
 
+@contextmanager
+def profile_lock(home: Path, profile: str, what: str) -> Iterator[None]:
+    """Hold ``what``'s lock of ``profile`` in the block, waiting for it (its holders keep it
+    for a moment: choosing and saving a day's picks)."""
+    tag = hashlib.sha256(profile.encode("utf-8")).hexdigest()[:12]
+    path = home / "locks" / f"{what}-{tag}.lock"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        raise StoreError(
+            f"cannot create the lock {path}: {error.strerror or error}",
+            "point PAPERBRIEF_HOME at a folder you can write to",
+        ) from error
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
+
+
 def lock_held(home: Path, day: date, profile: str) -> bool:
     """Whether some process holds the lock of ``day`` for ``profile`` right now."""
     path = lock_path(home, day, profile)

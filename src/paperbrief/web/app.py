@@ -33,6 +33,7 @@ from paperbrief.profile import MAX_PROFILE_BYTES, decode_profile, parse_profile,
 from paperbrief.render.links import annotate_brief
 from paperbrief.render.rich import html_blocks, html_inline
 from paperbrief.store import Store, open_store
+from paperbrief.store.feedback import Feedback
 from paperbrief.web import reading
 from paperbrief.web.labels import web_labels_for
 from paperbrief.web.security import (
@@ -75,6 +76,14 @@ class Site:
             return parse_profile(self.profile_text(), str(self.profile_path)).language
         except (OSError, ProfileError):
             return "zh"
+
+    def feedback(self, store: Store) -> Feedback:
+        """The feedback of the profile this UI serves (of every profile when it has none)."""
+        try:
+            key = parse_profile(self.profile_text(), str(self.profile_path)).key
+        except ProfileError:
+            key = ""
+        return store.feedback.of(key)
 
     def profile_text(self) -> str:
         """The profile file's text ('' when missing or unreadable as a profile)."""
@@ -140,7 +149,7 @@ async def archive_page(request: Request) -> Response:
     site = _site(request)
     with site.store() as store:
         entries = reading.archive(store)
-        states = store.feedback.states()
+        states = site.feedback(store).states()
     return site.render(request, "archive.html", entries=entries, states=states)
 
 
@@ -149,7 +158,7 @@ async def digest_page(request: Request) -> Response:
     day = _day(request.path_params["day"])
     with site.store() as store:
         stored = store.digests.load(day) if day else None
-        states = store.feedback.states()
+        states = site.feedback(store).states()
         deliveries = store.deliveries.of(day) if day else []
     if stored is None:
         return not_found(request, request.path_params["day"])
@@ -197,8 +206,8 @@ async def paper_page(request: Request) -> Response:
         ]
         document = store.documents.load(paper_id)
         outline = document_outline(document) if document else None
-        history = [e for e in store.feedback.for_paper(paper_id) if e.signal.is_button]
-        states = store.feedback.states(paper_id)
+        history = [e for e in site.feedback(store).for_paper(paper_id) if e.signal.is_button]
+        states = site.feedback(store).states(paper_id)
     return site.render(
         request,
         "paper.html",
@@ -211,15 +220,28 @@ async def paper_page(request: Request) -> Response:
 
 
 async def ranking_page(request: Request) -> Response:
+    """The full ranking of a day, named by its digest date as every route names days
+    (``/ranking/<digest date>`` is the ranking behind ``/digest/<digest date>``)."""
     site = _site(request)
-    day = _day(request.path_params.get("day", "")) if "day" in request.path_params else None
-    if "day" in request.path_params and day is None:
-        return not_found(request, request.path_params["day"])
+    text = request.path_params.get("day") or request.query_params.get("day") or ""
+    day = _day(text) if text else None
+    if text and day is None:
+        return not_found(request, text)
     show_all = request.query_params.get("all") == "1"
     hidden = request.query_params.get("hidden") == "1"  # the papers the reader hid, too
     with site.store() as store:
-        ranked = reading.ranking_day(store, day, language=site.language(), show_hidden=hidden)
-        states = store.feedback.states()
+        ranked = reading.ranking_day(
+            store,
+            day,
+            language=site.language(),
+            show_hidden=hidden,
+            feedback=site.feedback(store),
+        )
+        if ranked is None and day is not None and store.rankings.load(day):
+            # An older link named the listing day: send it to that day's digest date.
+            target = f"/ranking/{reading.digest_date_of(store, day)}"
+            return RedirectResponse(target, status_code=301)
+        states = site.feedback(store).states()
     if ranked is None and day is not None:
         return not_found(request, day.isoformat())
     rows = (
@@ -239,7 +261,7 @@ async def search_page(request: Request) -> Response:
         if query:
             papers = store.listings.search(query, limit=50)
             digests = store.digests.search(query)
-        states = store.feedback.states()
+        states = site.feedback(store).states()
     return site.render(
         request, "search.html", query=query, papers=papers, digests=digests, states=states
     )
@@ -258,7 +280,7 @@ async def feedback(request: Request) -> Response:
         if store.listings.paper(paper_id) is None:
             return not_found(request, paper_id)
         # Same path as `paperbrief feedback`: one event in the store's feedback table.
-        store.feedback.add(paper_id, Signal(signal), note, source="web")
+        site.feedback(store).add(paper_id, Signal(signal), note, source="web")
     anchor = "#p-" + quote(paper_id, safe="")
     return RedirectResponse(target.split("#", 1)[0] + anchor, status_code=303)
 
