@@ -195,3 +195,18 @@ def test_every_word_a_page_names_is_in_its_table():
         if match.group(2) not in known[match.group(1)]
     ]
     assert named == []
+
+
+def test_a_date_means_the_digest_date_in_every_route(site) -> None:
+    """issue 20 (9): /ranking/<digest date> was a 404 while /digest/<digest date> worked."""
+    from tests.support.web import DIGEST_DAY, LISTING_DAY
+
+    server, _, _ = site
+    digest = httpx.get(f"{server.url}/digest/{DIGEST_DAY}")
+    ranking = httpx.get(f"{server.url}/ranking/{DIGEST_DAY}")
+    assert digest.status_code == ranking.status_code == 200
+    assert f'href="/digest/{DIGEST_DAY}"' in ranking.text and str(LISTING_DAY) in ranking.text
+    old = httpx.get(f"{server.url}/ranking/{LISTING_DAY}", follow_redirects=False)
+    assert old.status_code == 301 and old.headers["location"] == f"/ranking/{DIGEST_DAY}"
+    picker = httpx.get(f"{server.url}/ranking", params={"day": str(DIGEST_DAY)})
+    assert picker.status_code == 200 and f'href="/digest/{DIGEST_DAY}"' in picker.text
