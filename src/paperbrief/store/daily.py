@@ -14,7 +14,7 @@ from paperbrief.records import DigestEntry, DigestHit, PickedPaper, Run, StoredD
 from paperbrief.store import codec
 from paperbrief.store.database import Database, now
 from paperbrief.store.listings import Listings
-from paperbrief.store.search import index_digest, match_query, query_terms
+from paperbrief.store.search import index_digest, match_query, query_terms, readable_text
 
 SNIPPET_CONTEXT = 60  # characters shown each side of a search hit
 
@@ -387,9 +387,11 @@ class Digests:
         ]
 
 
-def _snippet(text: str, terms: list[str]) -> str:
-    """The passage around the first query term found (case-insensitive; stems may not be
-    found literally, then the text's start)."""
+def _snippet(markdown: str, terms: list[str]) -> str:
+    """The passage of the digest's readable text (``readable_text``: no front matter, no
+    Markdown) around the first query term found (case-insensitive; stems may not be found
+    literally, then the text's start)."""
+    text = readable_text(markdown)
     folded = text.casefold()
     found = [(folded.find(t.casefold()), t) for t in terms]
     hits = [(position, term) for position, term in found if position >= 0]

@@ -263,7 +263,13 @@ async def search_page(request: Request) -> Response:
             digests = store.digests.search(query)
         states = site.feedback(store).states()
     return site.render(
-        request, "search.html", query=query, papers=papers, digests=digests, states=states
+        request,
+        "search.html",
+        query=query,
+        papers=papers,
+        digests=digests,
+        states=states,
+        highlighted=lambda text: reading.highlighted(text, query),
     )
 
 

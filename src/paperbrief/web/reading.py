@@ -5,6 +5,7 @@ Every function takes an open ``Store``; the app opens one per request.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 
@@ -14,6 +15,7 @@ from paperbrief.rank import flags
 from paperbrief.rank.feedback import FeedbackLog
 from paperbrief.records import DeliveryStatus, DigestEntry
 from paperbrief.store import Store
+from paperbrief.store.search import query_terms
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,26 @@ class RankingDay:
     picked: set[str]  # the picks of the published digest, exactly as published
     days: list[date]  # digest dates of the days with a stored ranking, newest first
     hidden: int = 0  # papers the reader hid that the ranking leaves out
+
+
+def highlighted(text: str, query: str) -> list[tuple[str, bool]]:
+    """``text`` cut into pieces, each marked whether it is a word of ``query`` (matched
+    case-insensitively), for the search page to wrap the matches in ``<mark>``; the
+    template escapes every piece, so nothing in the text becomes markup."""
+    terms = sorted({t.casefold() for t in query_terms(query) if t}, key=len, reverse=True)
+    if not terms:
+        return [(text, False)]
+    pattern = re.compile("|".join(re.escape(term) for term in terms), re.IGNORECASE)
+    pieces: list[tuple[str, bool]] = []
+    last = 0
+    for found in pattern.finditer(text):
+        if found.start() > last:
+            pieces.append((text[last : found.start()], False))
+        pieces.append((found.group(), True))
+        last = found.end()
+    if last < len(text):
+        pieces.append((text[last:], False))
+    return pieces
 
 
 def listing_day_of(store: Store, digest_date: date) -> date:
