@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 from paperbrief.cli import cli
 from paperbrief.files import write_atomic
+from paperbrief.profile import parse_profile
 from paperbrief.web.security import SECURITY_HEADERS
 from tests.support import ROOT
 from tests.support.web import RunningServer, free_port, seed_store
@@ -279,3 +280,52 @@ def test_a_planted_symlink_cannot_redirect_an_output(tmp_path):
     assert victim.read_text() == "owner's key\n"
     assert (folder / "2026-05-23.md").read_text() == "# digest\n"
     assert not (folder / "2026-05-23.md").is_symlink()
+
+
+def test_the_editor_has_fields_for_the_common_settings_that_honour_the_locks(site):
+    """issue 20 (9): the profile editor was a bare TOML textarea."""
+    server, profile_path = site
+    page = httpx.get(server.url + "/profile").text
+    assert 'name="field.picks_per_day"' in page and 'name="field.timezone"' in page
+    assert re.search(r'name="field.name" value="测试用户" disabled', page)  # locked
+    original = profile_path.read_text(encoding="utf-8")
+    with httpx.Client(base_url=server.url) as client:
+        token = _csrf(client, "/profile")
+        fields = {
+            "csrf": token,
+            "text": original,
+            "action": "save",
+            "field.picks_per_day": "3",
+            "field.categories": "cs.SE, cs.PL",
+            "field.output.title": "Daily {date}",
+            "field.language": "zh",  # unchanged: left as the text has it
+        }
+        saved = client.post("/profile", data=fields)
+        assert saved.status_code == 200, saved.text
+        text = profile_path.read_text(encoding="utf-8")
+        assert "# A small valid profile" in text  # comments and the rest kept
+        profile = parse_profile(text)
+        assert profile.picks_per_day == 3 and profile.categories == ["cs.SE", "cs.PL"]
+        assert profile.output.title == "Daily {date}" and profile.language == "zh"
+        lifted = client.post(
+            "/profile",
+            data={
+                "csrf": token,
+                "text": text,
+                "action": "save",
+                "field.llm.daily_cost_budget": "9",
+            },
+        )
+        assert lifted.status_code == 422 and "llm.daily_cost_budget" in lifted.text
+        renamed = client.post(
+            "/profile",
+            data={"csrf": token, "text": text, "action": "save", "field.name": "mallory"},
+        )
+        assert "mallory" not in profile_path.read_text(encoding="utf-8")  # a locked field
+        assert renamed.status_code == 200
+        broken = client.post(
+            "/profile",
+            data={"csrf": token, "text": text, "action": "save", "field.output.title": "a\nb"},
+        )
+        assert broken.status_code == 422 and "one line" in broken.text
+    assert parse_profile(profile_path.read_text(encoding="utf-8")).picks_per_day == 3

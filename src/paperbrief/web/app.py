@@ -36,6 +36,7 @@ from paperbrief.store import Store, open_store
 from paperbrief.store.feedback import Feedback
 from paperbrief.web import reading
 from paperbrief.web.labels import web_labels_for
+from paperbrief.web.profile_form import apply_fields, shown_fields
 from paperbrief.web.security import (
     CSRF_FIELD,
     PROTECTED_KEYS,
@@ -292,8 +293,10 @@ async def feedback(request: Request) -> Response:
 
 
 async def profile_page(request: Request) -> Response:
-    """The profile editor. Paths, endpoints and names of secret variables
-    (``profile.PROTECTED`` on their fields) are shown read-only and cannot be changed here."""
+    """The profile editor: fields for the common settings (``web.profile_form``) beside the
+    raw TOML. Protected settings (``profile.PROTECTED``: paths, endpoints, names of secret
+    variables, recipients and link, publishing, models and prices) are shown read-only and
+    cannot be changed here, by a field or in the text; budgets can only be lowered."""
     site = _site(request)
     path = site.profile_path
     exists = path.is_file()
@@ -302,17 +305,20 @@ async def profile_page(request: Request) -> Response:
     text = baseline
     problems: list[ProfileProblem] = []
     profile, saved = None, False
+    words = web_labels_for(site.language())
     if request.method == "POST":
         form = await verified_form(request)
         text = str(form.get("text") or "").replace("\r\n", "\n")
         action = str(form.get("action") or "validate")
+        fields = {key: str(value) for key, value in form.items() if key.startswith("field.")}
+        text, unreadable = apply_fields(text, fields)
+        problems += [ProfileProblem(key, words.field_unreadable, None) for key in unreadable]
     else:
         action = "view"
     try:
         profile = parse_profile(text, str(path))
     except ProfileError as error:
-        problems = list(error.problems)
-    words = web_labels_for(site.language())
+        problems += list(error.problems)
     locked = [
         ProfileProblem(
             item.key,
@@ -334,6 +340,7 @@ async def profile_page(request: Request) -> Response:
         profile=profile if not problems else None, saved=saved, action=action,
         path=str(path), exists=exists,
         protected=[(key, protected[key]) for key in PROTECTED_KEYS],
+        fields=shown_fields(text, baseline),
     )  # fmt: skip
 
 

@@ -71,6 +71,12 @@ class WebLabels:
     login_from_file: str  # {path}
     login_from_env: str  # {variable}
     login_insecure: str
+    common_settings: str
+    raw_toml: str
+    field_unreadable: str
+    locked_here: str
+    at_most: str  # {limit}
+    setting_names: Mapping[str, str]  # profile key -> its name on the form
 
     def signal(self, signal: Signal | str) -> str:
         """The button name of a feedback signal (the signal itself for pipeline signals)."""
@@ -146,6 +152,25 @@ _ZH = WebLabels(
     login_from_env="令牌来自启动 paperbrief serve 时的环境变量 {variable}。",
     login_insecure="这个地址不是 HTTPS：浏览器不会保存登录状态。"
     "请把网页界面放在 HTTPS 反向代理之后（见 README）。",
+    common_settings="常用设置",
+    raw_toml="完整档案（TOML）",
+    field_unreadable="这个值的格式不对，未修改",
+    locked_here="只读：请在档案文件中修改",
+    at_most="此处最多 {limit}",
+    setting_names=MappingProxyType(
+        {
+            "name": "读者",
+            "language": "日报语言",
+            "timezone": "时区",
+            "categories": "arXiv 分类（逗号分隔）",
+            "secondary_categories": "次要分类（逗号分隔）",
+            "picks_per_day": "每天精读篇数",
+            "min_stars": "最低星级",
+            "output.title": "标题（{date} 为日期）",
+            "delivery.email.subject": "邮件主题（{title}、{date}）",
+            "llm.daily_cost_budget": "每日费用上限",
+        }
+    ),
 )
 
 _EN = WebLabels(
@@ -214,6 +239,25 @@ _EN = WebLabels(
     " was started with.",
     login_insecure="This address is not HTTPS: the browser will not keep the login. Put the"
     " web UI behind an HTTPS reverse proxy (see the README).",
+    common_settings="Common settings",
+    raw_toml="The whole profile (TOML)",
+    field_unreadable="not a value of this kind; left unchanged",
+    locked_here="read-only: edit it in the profile file",
+    at_most="at most {limit} here",
+    setting_names=MappingProxyType(
+        {
+            "name": "Reader",
+            "language": "Digest language",
+            "timezone": "Time zone",
+            "categories": "arXiv categories (comma-separated)",
+            "secondary_categories": "Secondary categories (comma-separated)",
+            "picks_per_day": "Deep reads per day",
+            "min_stars": "Lowest star rating",
+            "output.title": "Title ({date} is the date)",
+            "delivery.email.subject": "E-mail subject ({title}, {date})",
+            "llm.daily_cost_budget": "Daily cost budget",
+        }
+    ),
 )
 
 WEB_LABELS: Mapping[str, WebLabels] = MappingProxyType({"zh": _ZH, "en": _EN})  # LANGUAGES
