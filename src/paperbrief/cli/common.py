@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import signal
 import sqlite3
 import sys
@@ -26,6 +25,7 @@ from paperbrief.files import os_error
 from paperbrief.profile import Profile, home_dir, load_profile
 from paperbrief.services import Stop
 from paperbrief.store import Store, open_store
+from paperbrief.text.controls import CONTROL, without_controls
 
 # Help reads at 80 columns whatever the terminal's width.
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 80}
@@ -33,9 +33,6 @@ DEFAULT_PROFILE = "profile.toml"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# Terminal control: C0 (but tab and newline), DEL, C1, and the bidirectional overrides that
-# can make a title read backwards. Paper text is untrusted; none of it may steer a terminal.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 QUIET, NORMAL, VERBOSE = -1, 0, 1
 
@@ -106,7 +103,7 @@ def configure_output(quiet: bool, verbose: int) -> None:
 
 def terminal_text(text: object) -> str:
     """``text`` without control characters (escape sequences, bidi overrides)."""
-    return _CONTROL.sub("", str(text))
+    return without_controls(str(text))
 
 
 def json_text(data: object) -> str:
@@ -115,7 +112,7 @@ def json_text(data: object) -> str:
     written as ``\\uXXXX`` escapes, so a JSON reader gets them back and a terminal never
     sees them raw."""
     text = json.dumps(data, ensure_ascii=False, indent=2)
-    return _CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    return CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def say(text: object) -> str:

@@ -177,7 +177,7 @@ def token_group() -> None:
     $PAPERBRIEF_WEB_TOKEN is set."""
 
 
-@token_group.command("show")
+@token_group.command("show", short_help="Print the token and the login link.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Host of the link.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port of the link.")
 def token_show(host: str, port: int) -> None:
@@ -190,7 +190,7 @@ def token_show(host: str, port: int) -> None:
     console.print(f"[dim]from {say(token.where())}; open the link once per browser[/]")
 
 
-@token_group.command("rotate")
+@token_group.command("rotate", short_help="Replace the token; log every browser out.")
 def token_rotate() -> None:
     """Replace the stored token with a new random one; every browser logged in with the old
     one is logged out (a running `serve` keeps the old one until it restarts)."""

@@ -30,6 +30,7 @@ from paperbrief.fulltext.present import document_outline
 from paperbrief.labels import labels_for
 from paperbrief.models import Signal
 from paperbrief.profile import MAX_PROFILE_BYTES, decode_profile, parse_profile, profile_template
+from paperbrief.render.clean import readable
 from paperbrief.render.links import annotate_brief
 from paperbrief.render.rich import html_blocks, html_inline
 from paperbrief.store import Store, open_store
@@ -202,7 +203,7 @@ async def paper_page(request: Request) -> Response:
             return not_found(request, paper_id)
         # citations link to the paper, untraced claims carry ⚠, as on the digest page
         briefs = [
-            (day, annotate_brief(brief, trace))
+            (day, annotate_brief(readable(brief), trace))
             for day, brief, trace in store.digests.briefs_of(paper_id)
         ]
         document = store.documents.load(paper_id)
