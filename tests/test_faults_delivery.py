@@ -236,6 +236,35 @@ def test_an_earlier_days_failed_channel_is_retried_by_the_next_days_run(tmp_path
     assert len(posts) == 3
 
 
+def test_a_failure_older_than_the_retry_window_is_reported_not_dropped(tmp_path):
+    """issue 21: delivery failures older than 7 days were dropped without a word."""
+    from paperbrief.pipeline import RunResult
+
+    posts: list[bytes] = []
+    answers = iter([500, 200])
+
+    def hook(conn, request):
+        posts.append(request)
+        conn.sendall(response(b"{}", status=next(answers)))
+
+    profile, digest = _sample()
+    with RawServer(hook) as server, open_store(tmp_path / "pb.db") as store:
+        profile = _hook(profile, server.url + "/hook")
+        old = _store_digest(store, profile, digest)
+        (failed,) = _deliver(store, profile, old)
+        assert failed.status == "failed"
+        later = date(2026, 6, 2)  # eleven days on
+        today = _store_digest(store, profile, replace(digest, digest_date=later))
+        results = deliver_published(store, profile, today, RunOptions(), QuietReporter())
+    assert [(r.digest_date, r.status) for r in results] == [(later, "sent"), (DAY, "given-up")]
+    reported = results[1]
+    assert "1 digest(s) older than 7 days never delivered (2026-05-22)" in reported.detail
+    assert "paperbrief send --date 2026-05-22 --channel generic" in reported.detail
+    assert len(posts) == 2  # reported, not retried
+    run = RunResult(later, later, deliveries=tuple(results))
+    assert run.failed_channels == []  # today's run is not failed by an old day
+
+
 def test_an_earlier_days_unknown_send_is_reported_by_later_runs_never_resent(tmp_path):
     from paperbrief.pipeline import RunResult
 

@@ -30,7 +30,7 @@ from typing import Protocol, TypeVar
 
 from paperbrief import deliver, publish, rank, sources
 from paperbrief.deliver import DeliveryResult
-from paperbrief.deliver.pending import retry_earlier_days
+from paperbrief.deliver.pending import given_up, retry_earlier_days
 from paperbrief.errors import NothingPassed, PaperbriefError
 from paperbrief.fulltext.readers import fetch_fallback
 from paperbrief.labels import labels_for
@@ -266,7 +266,7 @@ def deliver_published(
         stored.digest_date,
         lambda day: store.run_lock(day, profile.key, "delivery retry"),
     )
-    return (*results, *earlier)
+    return (*results, *earlier, *given_up(profile, store.deliveries, stored.digest_date))
 
 
 # ---------------------------------------------------------------------- the chain

@@ -138,7 +138,7 @@ def report_run(result: RunResult) -> None:
     for kind, path in result.files.items():
         click.echo(terminal_text(f"{kind}: {path}"))
     for outcome in result.deliveries:
-        style = "green" if outcome.ok else ("yellow" if outcome.status == "unknown" else "red")
+        style = "green" if outcome.ok else ("red" if outcome.status == "failed" else "yellow")
         day = f"{outcome.digest_date} " if outcome.digest_date != result.digest_date else ""
         console.print(
             f"  [{style}]{say(day + outcome.channel)}[/]: {outcome.status} {say(outcome.detail)}",

@@ -42,7 +42,8 @@ from paperbrief.errors import DeliveryError, DeliveryUnknown
 from paperbrief.profile import DeliverySettings, Profile, WebhookSettings, channels_of
 from paperbrief.records import DeliveryStatus, StoredDigest
 
-Status = Literal["sent", "already-sent", "failed", "unknown"]
+# given-up: an earlier day's channel past the retry window, reported (``pending.given_up``)
+Status = Literal["sent", "already-sent", "failed", "unknown", "given-up"]
 RETRY_UNKNOWN_HINT = "paperbrief send --date {date} --retry-unknown"
 
 
