@@ -139,3 +139,35 @@ def test_verify_of_a_file_that_is_not_utf8_is_one_line_with_the_fix(tmp_path):
 def test_verify_of_a_fifo_is_refused_at_once(tmp_path, fifo):
     done = _paperbrief(["verify", str(fifo("digest.md"))], tmp_path / "home", 30)
     assert done.returncode == EXIT_USAGE and "is a named pipe (FIFO)" in done.stderr
+
+
+def test_a_read_only_data_home_still_serves_search_and_says_why_run_cannot(tmp_path):
+    """issue 21: a read-only data home broke even `search`, with a misleading hint. Staged
+    on a real read-only bind mount (``unshare -rm``), where root cannot write either."""
+    from tests.support.faults import require_namespaces
+    from tests.support.web import seed_store
+
+    require_namespaces()
+    (tmp_path / "seed").mkdir()
+    store_path, profile_path = seed_store(tmp_path / "seed")
+    home = store_path.parent
+    python = f"{sys.executable} -m paperbrief"
+    script = (
+        f"mount --bind {home} {home} && mount -o remount,bind,ro {home}"
+        f" && export PAPERBRIEF_HOME={home}"
+        f" && {python} search ArkTS --json; echo search-rc=$?"
+        f" && {python} run --profile {profile_path} --offline --out {tmp_path / 'out'}"
+        "; echo run-rc=$?"
+    )
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert "search-rc=0" in done.stdout, done.stdout + done.stderr
+    assert '"id": "2605.10002"' in done.stdout  # found in the read-only store
+    assert "run-rc=1" in done.stdout or "run-rc=2" in done.stdout, done.stdout
+    assert "is read-only" in done.stderr and "writable folder" in done.stderr
+    assert "check the file is a paperbrief database" not in done.stderr  # the old, wrong hint

@@ -269,6 +269,7 @@ def get_profile(path: Path | None) -> Profile:
     return load_profile(resolve_profile_path(path))
 
 
-def get_store() -> Store:
-    """The store at $PAPERBRIEF_HOME/paperbrief.db."""
-    return open_store(home_dir() / "paperbrief.db")
+def get_store(*, reading: bool = False) -> Store:
+    """The store at $PAPERBRIEF_HOME/paperbrief.db (``reading``: a command that only reads,
+    which a read-only home still serves)."""
+    return open_store(home_dir() / "paperbrief.db", reading=reading)

@@ -310,7 +310,7 @@ def feedback_list(limit: int, given: bool, as_json: bool, profile_path: Path | N
     "local_time", "title", "profile", "repeats"}].
     """
     reader = _reader(profile_path)
-    with get_store() as store:
+    with get_store(reading=True) as store:
         log = store.feedback.of(reader.key)
         events = log.recent(limit, READER_SOURCES if given else ())
         known = store.listings.papers(e.paper_id for e in events)

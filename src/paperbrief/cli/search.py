@@ -34,7 +34,7 @@ def search(words: tuple[str, ...], limit: int, only: str | None, as_json: bool) 
     "url"}], "digests": [{"digest_date", "language", "title", "snippet"}]}.
     """
     query = " ".join(words)
-    with get_store() as store:
+    with get_store(reading=True) as store:
         papers = store.listings.search(query, limit) if only != "digests" else []
         digests = store.digests.search(query, limit) if only != "papers" else []
     if as_json:

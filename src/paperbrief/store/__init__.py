@@ -39,13 +39,13 @@ from paperbrief.files import process_alive
 from paperbrief.records import Run
 from paperbrief.store.caches import Documents, Embeddings, LLMRecords
 from paperbrief.store.daily import Briefs, Digests, Outputs, Picks, Rankings, Runs
-from paperbrief.store.database import Database, now_minus, store_error
+from paperbrief.store.database import Database, now_minus, read_only, store_error
 from paperbrief.store.deliveries import Deliveries
 from paperbrief.store.feedback import Feedback
 from paperbrief.store.judging import Verdicts
 from paperbrief.store.listings import Listings
 from paperbrief.store.lock import lock_held, profile_lock, run_lock
-from paperbrief.store.schema import migrate
+from paperbrief.store.schema import MIGRATIONS, migrate
 from paperbrief.store.search import adopt_unnamed_digests
 
 
@@ -130,8 +130,15 @@ class Store:
             return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
-def open_store(path: Path) -> Store:
-    """Open (creating if needed) the database at ``path`` and apply pending migrations."""
+def open_store(path: Path, *, reading: bool = False) -> Store:
+    """Open (creating if needed) the database at ``path`` and apply pending migrations.
+
+    With ``reading`` (a command that only reads: `search`, `feedback list`), a home that is
+    read-only (a read-only mount, a backup) is opened read-only instead of failing: as an
+    immutable file, since SQLite can keep no journal there, and without migrations.
+    """
+    if reading and path.is_file() and read_only(path):
+        return _open_read_only(path)
     if path.parent.exists() and not path.parent.is_dir():
         raise StoreError(
             f"cannot create the database in {path.parent}: it is a file, not a folder",
@@ -152,6 +159,24 @@ def open_store(path: Path) -> Store:
         migrate(connection, path)
     except sqlite3.Error as error:
         raise store_error(error, path) from error
+    return Store(connection, path)
+
+
+def _open_read_only(path: Path) -> Store:
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+        connection = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+        connection.row_factory = sqlite3.Row
+        version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error as error:
+        raise store_error(error, path) from error
+    if version != len(MIGRATIONS):
+        connection.close()
+        raise StoreError(
+            f"database {path} is read-only and of schema {version}, not {len(MIGRATIONS)}",
+            "open it once where it is writable (any paperbrief command upgrades it), or"
+            " point PAPERBRIEF_HOME at a writable copy",
+        )
     return Store(connection, path)
 
 

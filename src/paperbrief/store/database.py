@@ -9,6 +9,7 @@ different threads never interleave on the shared connection. SQLite errors leave
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -29,10 +30,22 @@ def now_minus(seconds: float) -> str:
     return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
 
 
+def read_only(path: Path) -> bool:
+    """Whether the folder of ``path`` (or the file itself) cannot be written (a read-only
+    mount or permissions), so SQLite can neither write nor keep its journal there."""
+    folder = path.parent
+    return not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK))
+
+
 def store_error(error: sqlite3.Error, path: Path) -> StoreError:
     """A one-line StoreError for a SQLite failure, with the fix for its kind."""
     text = str(error)
-    if isinstance(error, sqlite3.OperationalError) and "locked" in text:
+    if read_only(path) or "readonly" in text:
+        hint = (
+            f"{path.parent} is read-only: `run` must write there, so point PAPERBRIEF_HOME at"
+            " a writable folder (`search` and `feedback list` can read a read-only home)"
+        )
+    elif isinstance(error, sqlite3.OperationalError) and "locked" in text:
         hint = "close other paperbrief processes using it, or point PAPERBRIEF_HOME elsewhere"
     elif "malformed" in text or "not a database" in text or "corrupt" in text:
         hint = (
