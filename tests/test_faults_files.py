@@ -1,9 +1,9 @@
 """Every file paperbrief reads is a regular file read with a cap (issue 21, tests/faults.md):
 a symlink to /dev/zero, a named pipe named like a PDF, a profile that is a pipe, a listing
-that is a pipe (the model file is part A's: see tests/faults.md) — each refused at once with one line and a hint, never read
-until memory runs out or waited on forever. And files that claim a kind they are not (gzip
-or random bytes named .html, a digest that is not UTF-8) are a one-line error, not an
-empty page or the "this is a bug" hint.
+that is a pipe (the model file is part A's: see tests/faults.md) — each refused at once
+with one line and a hint, never read until memory runs out or waited on forever. And files
+that claim a kind they are not (gzip or random bytes named .html, a digest that is not
+UTF-8) are a one-line error, not an empty page or the "this is a bug" hint.
 
 The hangs are staged in child processes with a timeout: a regression fails the test
 instead of hanging the suite."""
