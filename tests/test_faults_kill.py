@@ -286,7 +286,7 @@ def test_a_signal_during_judge_calls_stops_the_run_within_seconds_and_the_rerun_
     took = time.monotonic() - stopped
     print(f"\n{signal.Signals(number).name}: the run stopped in {took:.2f} s")
     assert child.returncode == code, err
-    assert took < 6, f"the run took {took:.1f} s to stop"  # each answer was 30 s away
+    assert took < 8, f"the run took {took:.1f} s to stop"  # each answer was 30 s away
     assert "interrupted" in err and "Traceback" not in err
     asked_before = llm.request_count
     with open_store(day.home / "paperbrief.db") as store:
