@@ -21,26 +21,32 @@ from paperbrief.errors import RunInProgress, StoreError
 from paperbrief.store.database import now
 
 
+def _tag(profile: str) -> str:
+    return hashlib.sha256(profile.encode("utf-8")).hexdigest()[:12]  # any text: hashed
+
+
 def lock_path(home: Path, day: date, profile: str) -> Path:
-    """The lock file of one profile's digest day (the profile key is hashed: any text)."""
-    tag = hashlib.sha256(profile.encode("utf-8")).hexdigest()[:12]
-    return home / "locks" / f"run-{day.isoformat()}-{tag}.lock"
+    """The lock file of one profile's digest day."""
+    return home / "locks" / f"run-{day.isoformat()}-{_tag(profile)}.lock"
+
+
+def _open_lock(path: Path) -> int:
+    """The lock file's descriptor (created, private, with its folder, when missing)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        raise StoreError(
+            f"cannot create the lock {path}: {error.strerror or error}",
+            "point PAPERBRIEF_HOME at a folder you can write to",
+        ) from error
 
 
 @contextmanager
 def profile_lock(home: Path, profile: str, what: str) -> Iterator[None]:
     """Hold ``what``'s lock of ``profile`` in the block, waiting for it (its holders keep it
     for a moment: choosing and saving a day's picks)."""
-    tag = hashlib.sha256(profile.encode("utf-8")).hexdigest()[:12]
-    path = home / "locks" / f"{what}-{tag}.lock"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as error:
-        raise StoreError(
-            f"cannot create the lock {path}: {error.strerror or error}",
-            "point PAPERBRIEF_HOME at a folder you can write to",
-        ) from error
+    handle = _open_lock(home / "locks" / f"{what}-{_tag(profile)}.lock")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
@@ -67,15 +73,7 @@ def lock_held(home: Path, day: date, profile: str) -> bool:
 @contextmanager
 def run_lock(home: Path, day: date, profile: str, command: str) -> Iterator[None]:
     """Hold the lock of ``day`` for ``profile`` in the block, or raise ``RunInProgress``."""
-    path = lock_path(home, day, profile)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as error:
-        raise StoreError(
-            f"cannot create the run lock {path}: {error.strerror or error}",
-            "point PAPERBRIEF_HOME at a folder you can write to",
-        ) from error
+    handle = _open_lock(lock_path(home, day, profile))
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
