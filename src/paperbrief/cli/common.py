@@ -191,6 +191,9 @@ def stopping(stop: Stop) -> Iterator[None]:
         watchdog.start()
         raise Interrupted(name)
 
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only (a command run from a thread: tests)
+        return
     signals = (signal.SIGINT, signal.SIGTERM)
     previous = {number: signal.signal(number, handler) for number in signals}
     try:
@@ -217,7 +220,7 @@ def mapped_errors() -> Iterator[None]:
     except KeyboardInterrupt as error:
         code = error.exit_code if isinstance(error, Interrupted) else 130
         console.print(
-            f"[yellow]interrupted[/] ({say(error or 'SIGINT')}) — a rerun resumes where this"
+            f"[yellow]interrupted[/] ({say(str(error) or 'SIGINT')}) — a rerun resumes where this"
             " one stopped",
             important=True,
         )
