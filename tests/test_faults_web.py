@@ -291,14 +291,17 @@ def test_the_editor_has_fields_for_the_common_settings_that_honour_the_locks(sit
     original = profile_path.read_text(encoding="utf-8")
     with httpx.Client(base_url=server.url) as client:
         token = _csrf(client, "/profile")
+        shown = dict(re.findall(r'name="(shown\.[^"]+)" value="([^"]*)"', page))
+        assert shown["shown.picks_per_day"] == "4" and shown["shown.language"] == "zh"
         fields = {
+            **shown,
+            **{"field." + key.removeprefix("shown."): value for key, value in shown.items()},
             "csrf": token,
             "text": original,
             "action": "save",
             "field.picks_per_day": "3",
             "field.categories": "cs.SE, cs.PL",
             "field.output.title": "Daily {date}",
-            "field.language": "zh",  # unchanged: left as the text has it
         }
         saved = client.post("/profile", data=fields)
         assert saved.status_code == 200, saved.text
@@ -328,4 +331,8 @@ def test_the_editor_has_fields_for_the_common_settings_that_honour_the_locks(sit
             data={"csrf": token, "text": text, "action": "save", "field.output.title": "a\nb"},
         )
         assert broken.status_code == 422 and "one line" in broken.text
-    assert parse_profile(profile_path.read_text(encoding="utf-8")).picks_per_day == 3
+        # An edit in the textarea is not undone by a field the reader left alone.
+        edited = text.replace("picks_per_day = 3", "picks_per_day = 6")
+        kept = client.post("/profile", data={**fields, "text": edited, "field.picks_per_day": "4"})
+        assert kept.status_code == 200
+    assert parse_profile(profile_path.read_text(encoding="utf-8")).picks_per_day == 6

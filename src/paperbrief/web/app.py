@@ -311,7 +311,9 @@ async def profile_page(request: Request) -> Response:
         form = await verified_form(request)
         text = str(form.get("text") or "").replace("\r\n", "\n")
         action = str(form.get("action") or "validate")
-        fields = {key: str(value) for key, value in form.items() if key.startswith("field.")}
+        fields = {
+            key: str(value) for key, value in form.items() if key.startswith(("field.", "shown."))
+        }
         text, unreadable = apply_fields(text, fields)
         problems += [ProfileProblem(key, words.field_unreadable, None) for key in unreadable]
     else:

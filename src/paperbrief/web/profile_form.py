@@ -1,9 +1,11 @@
 """The profile editor's fields: the common settings as form fields beside the raw TOML.
 
 Each field names one profile key (``FIELDS``). The page shows the value the TOML text has
-(the profile's default when the text does not set it); on save, a field the reader
-changed is written into the text — its line replaced, or added to its table, comments and
-everything else kept — and the text is then validated and checked against the locks like
+(the profile's default when the text does not set it) and, hidden, the value it was shown
+with; on save, a field the reader changed (its value differs from the one it was shown
+with, so an edit of the same key in the textarea is not undone by an untouched field) is
+written into the text — its line replaced, or added to its table, comments and everything
+else kept — and the text is then validated and checked against the locks like
 any other edit (``web.security.changed_protected``), so the fields can no more lift a
 budget or change a locked key than the textarea can. A field whose key is locked is shown
 read-only; a ceiling (the daily cost budget) may only be lowered.
@@ -35,6 +37,11 @@ class FormField:
     @property
     def name(self) -> str:
         return "field." + self.key
+
+    @property
+    def shown_name(self) -> str:
+        """The hidden input holding the value the field was shown with."""
+        return "shown." + self.key
 
 
 FIELDS: tuple[FormField, ...] = (
@@ -173,16 +180,15 @@ def set_key(text: str, key: str, literal: str) -> str:
 
 
 def apply_fields(text: str, form: Mapping[str, str]) -> tuple[str, list[str]]:
-    """``text`` with every field the reader changed written in; also the keys whose
-    submitted value was not a value of the field's kind (left as they were)."""
-    data = _parsed(text)
+    """``text`` with every field the reader changed (its value is not the one it was shown
+    with) written in; also the keys whose new value was not a value of the field's kind
+    (left as they were)."""
     bad = []
     for field in FIELDS:
         if field.name not in form or field.key in LOCKED:
             continue
         submitted = str(form[field.name])
-        value = _lookup(data, field.key)
-        if submitted.strip() == _shown(_default(field.key) if value is None else value, field.kind):
+        if submitted.strip() == str(form.get(field.shown_name, "")).strip():
             continue
         literal = _literal(field, submitted)
         if literal is None:
