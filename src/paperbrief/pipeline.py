@@ -36,10 +36,13 @@ from paperbrief.fulltext.readers import fetch_fallback
 from paperbrief.labels import labels_for
 from paperbrief.models import DayFacts, Document, Fallback, Listing, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import Profile
+from paperbrief.rank import flags
+from paperbrief.rank.injection import flagged_papers
 from paperbrief.records import Run, StoredDigest
 from paperbrief.render import render_html, render_markdown
 from paperbrief.services import Services
 from paperbrief.store import Store
+from paperbrief.text import shorten
 from paperbrief.write import Briefs, say_fallbacks
 from paperbrief.write.writers import Job
 
@@ -182,7 +185,8 @@ def rank_day(
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
-            return RankedDay(rank.apply_history(stored, history, profile.language))
+            ranking = rank.apply_history(stored, history, profile.language)
+            return RankedDay(ranking, flag_notes(ranking))
     feedback = rank.load_feedback(
         log, store.listings, services.embedder, profile.rank, before=until, today=listing_day
     )
@@ -193,7 +197,22 @@ def rank_day(
     incomplete = ":incomplete" if judged.fallback is not None else ""
     store.rankings.save(listing_day, fingerprint + incomplete, judged.ranking)
     fallbacks = (judged.fallback,) if judged.fallback is not None else ()
-    return RankedDay(rank.apply_history(judged.ranking, history, profile.language), (), fallbacks)
+    ranking = rank.apply_history(judged.ranking, history, profile.language)
+    return RankedDay(ranking, flag_notes(ranking), fallbacks)
+
+
+def flag_notes(ranking: Sequence[ScoredPaper]) -> tuple[str, ...]:
+    """What the run says about the papers flagged for instructing the model: which, and
+    the sentence that did it (or that the judge said so), so a reader sees why a paper
+    that may rank high on its words is never picked."""
+    flagged = [s.paper for s in ranking if flags.has(s, flags.INSTRUCTIONS)]
+    sentences = flagged_papers(flagged)
+    return tuple(
+        f"{paper.id} is flagged and never picked: its text instructs the model that reads it"
+        + (f" (“{shorten(sentences[paper.id], 160)}”)" if paper.id in sentences else
+           " (the judge said so)")
+        for paper in flagged
+    )  # fmt: skip
 
 
 def write_briefs(

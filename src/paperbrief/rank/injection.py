@@ -252,7 +252,7 @@ def _chinese_instruction(text: str) -> str | None:
     return None
 
 
-_ZH_SENTENCE_END = re.compile(r"[。！？；!?;\n]")
+_ZH_SENTENCE_END = re.compile(r"[。！？；!?;\n]|\.(?!\d)")
 
 
 def instruction_in(text: str) -> str | None:
