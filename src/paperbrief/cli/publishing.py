@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import click
@@ -168,6 +169,8 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
             f"paperbrief UI on http://{shown}:{port}/ — the token is in {token.path}"
             " (`paperbrief token show` prints the login link; Ctrl-C stops the UI)"
         )
+        if sys.stdout.isatty():  # a person at a terminal, not a log: the link to click
+            click.echo(f"open: http://{shown}:{port}/?token={token.value}")
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

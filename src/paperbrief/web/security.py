@@ -19,9 +19,9 @@ Contract:
   hold the reader's data.
 
 `paperbrief serve` always passes a token, also on loopback (loopback is shared by every
-user and process of the machine): ``$PAPERBRIEF_WEB_TOKEN``, or one made for the session
-and printed once, as Jupyter does. Without a token (``serve --no-token``, loopback only)
-the app answers loopback ``Host`` names only.
+user and process of the machine): ``$PAPERBRIEF_WEB_TOKEN``, or the one kept private in
+the data home (``web.tokens``: the same across restarts until rotated). Without a token
+(``serve --no-token``, loopback only) the app answers loopback ``Host`` names only.
 """
 
 from __future__ import annotations
