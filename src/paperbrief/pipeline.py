@@ -203,15 +203,16 @@ def rank_day(
 
 def flag_notes(ranking: Sequence[ScoredPaper]) -> tuple[str, ...]:
     """What the run says about the papers flagged for instructing the model: which, and
-    the sentence that did it (or that the judge said so), so a reader sees why a paper
-    that may rank high on its words is never picked."""
-    flagged = [s.paper for s in ranking if flags.has(s, flags.INSTRUCTIONS)]
-    sentences = flagged_papers(flagged)
+    the sentence the screen caught, or else the reason the judge's verdict records (the
+    judge said so, or the rating fell without a sentence addressed to its reader), so a
+    reader sees why a paper that may rank high on its words is never picked."""
+    flagged = [s for s in ranking if flags.has(s, flags.INSTRUCTIONS)]
+    sentences = flagged_papers(s.paper for s in flagged)
     return tuple(
-        f"{paper.id} is flagged and never picked: its text instructs the model that reads it"
-        + (f" (“{shorten(sentences[paper.id], 160)}”)" if paper.id in sentences else
-           " (the judge said so)")
-        for paper in flagged
+        f"{s.paper.id} is flagged and never picked: its text instructs the model that reads it"
+        + (f" (“{shorten(sentences[s.paper.id], 160)}”)" if s.paper.id in sentences else
+           f" (judge: {shorten(s.reason, 240)})")
+        for s in flagged
     )  # fmt: skip
 
 
