@@ -110,6 +110,29 @@ def test_serve_keeps_a_private_token_across_restarts_until_rotated(tmp_path):
         assert httpx.get(base + "/", headers={"X-Paperbrief-Token": new}).status_code == 200
 
 
+def test_a_rotation_takes_effect_in_a_running_ui_at_once(tmp_path):
+    """Re-tried as the red team would: after `paperbrief token rotate` a `serve` already
+    running still took the old token and the old sessions until it was restarted, though
+    the token page says rotating logs every browser out."""
+    store_path, profile_path = seed_store(tmp_path)
+    home = store_path.parent
+    env = {k: v for k, v in os.environ.items() if k != "PAPERBRIEF_WEB_TOKEN"}
+    env["PAPERBRIEF_HOME"] = str(home)
+    with _serving(store_path, profile_path, free_port(), env) as base:
+        old = (home / "web-token").read_text(encoding="utf-8").strip()
+        with httpx.Client(base_url=base) as browser:
+            assert browser.get(f"/?token={old}").status_code == 303
+            assert browser.get("/").status_code == 200
+            rotated = CliRunner().invoke(
+                cli, ["token", "rotate"], env={"PAPERBRIEF_HOME": str(home)}
+            )
+            assert rotated.exit_code == 0 and "takes it at once" in rotated.output
+            new = (home / "web-token").read_text(encoding="utf-8").strip()
+            assert browser.get("/").status_code == 401  # the old session ended
+        assert httpx.get(base + "/", headers={"X-Paperbrief-Token": old}).status_code == 401
+        assert httpx.get(base + "/", headers={"X-Paperbrief-Token": new}).status_code == 200
+
+
 def test_no_token_is_for_loopback_only_and_weak_tokens_are_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path))
     monkeypatch.delenv("PAPERBRIEF_WEB_TOKEN", raising=False)

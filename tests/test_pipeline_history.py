@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from paperbrief.cli import cli
+from paperbrief.errors import NothingPassed
 from paperbrief.models import Signal
 from paperbrief.pipeline import RunOptions, run_day
 from paperbrief.profile import load_profile
@@ -210,6 +211,24 @@ def test_a_rerun_of_today_after_a_thumbs_down_leaves_that_pick_out_and_says_why(
         assert top not in {p.paper.id for p in again.picks}
         assert f"{top} is left out of the picks: you marked it 👎" in again.notes
         assert top not in store.picks.ids(DIGEST_DAY)
+
+
+def test_a_thumbs_down_on_every_pick_says_so_instead_of_blaming_the_day(
+    tmp_path: Path, pipeline_vectors
+):
+    """Re-tried as a new reader would (issue 20, 8): 👎 on the only pick of today, then
+    `run --force` said only that no paper reached the profile's minimum relevance."""
+    with open_store(tmp_path / "db.sqlite") as store:
+        first = run(store, tmp_path, pipeline_vectors, LISTING, min_stars=2, today=DIGEST_DAY)
+        for pick in first.picks:
+            store.feedback.add(pick.paper.id, Signal.DOWN, source="web")
+        with pytest.raises(NothingPassed) as raised:
+            run(store, tmp_path, pipeline_vectors, LISTING, min_stars=2, today=DIGEST_DAY,
+                force=True)  # fmt: skip
+    message = raised.value.message
+    assert all(f"{p.paper.id} is left out of the picks: you marked it 👎" in message
+               for p in first.picks)  # fmt: skip
+    assert f"the digest published for {DIGEST_DAY} stays as it was" in message
 
 
 def test_a_replay_of_a_past_day_uses_only_what_that_day_knew_and_says_so(

@@ -151,6 +151,17 @@ def test_web_search_shows_highlighted_plain_text_not_markdown(tmp_path):
         assert not re.search(r"\*\*|^#|\|", plain), plain
 
 
+def test_a_paper_found_by_its_abstract_shows_the_passage_that_matched(tmp_path):
+    """Re-tried as a new reader (issue 20, 9): a paper matched in its abstract showed only
+    a title without the word, so nothing said why it was found."""
+    store_path, profile_path = seed_store(tmp_path)
+    with RunningServer(store_path, profile_path) as server, httpx.Client() as client:
+        page = client.get(server.url + "/search", params={"q": "ArkTS"}).text
+    (item,) = re.findall(r'<li id="p-2605.10002">(.*?)</li>', page, re.S)
+    (snippet,) = re.findall(r'<p class="snippet">(.*?)</p>', item, re.S)
+    assert "<mark>ArkTS</mark>" in snippet and "<script>" not in snippet
+
+
 def test_the_readable_text_of_a_digest_drops_front_matter_and_markup():
     from paperbrief.store.search import readable_text
 

@@ -388,10 +388,15 @@ def _run(
         if picks:
             store.picks.save(digest_date, listing.day, picks, profile.key)
     if not picks:
+        # Said with the reason: a rerun after a 👎 on the only pick is not a weak day.
+        why = list(history_notes)
+        if why and store.digests.load(digest_date, profile.language, profile.key) is not None:
+            why.append(f"the digest published for {digest_date} stays as it was")
         raise NothingPassed(
             labels_for(profile.language).empty_reason_nothing_passed.format(
                 day=listing.day, total=len(papers)
-            ),
+            )
+            + "".join(f" ({note})" for note in why),
             f"lower min_stars (now {profile.min_stars}) in the profile to see weaker matches",
         )
 

@@ -330,7 +330,8 @@ def feedback_list(limit: int, given: bool, as_json: bool, profile_path: Path | N
         console.print("no feedback yet: `paperbrief feedback <id> --up` records some")
         return
     table = Table(show_lines=False, title=f"{len(rows)} signals{reader.said()}")
-    for column in ("id", "when", "signal", "from", "paper", "title", "note"):
+    when = f"when ({getattr(reader.zone, 'key', None) or reader.zone})"  # whose clock
+    for column in ("id", when, "signal", "from", "paper", "title", "note"):
         table.add_column(column, overflow="fold")
     for row in rows:
         event = row.event

@@ -126,7 +126,8 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
     Every request needs an access token, also on 127.0.0.1 (loopback is shared by every
     user and process of the machine): $PAPERBRIEF_WEB_TOKEN, else the token kept in
     $PAPERBRIEF_HOME/web-token (made on first use, private to you, the same after a
-    restart; `paperbrief token show` prints it, `paperbrief token rotate` replaces it).
+    restart; `paperbrief token show` prints it, `paperbrief token rotate` replaces it, also
+    for a UI already running).
     Beyond loopback the login cookie is marked Secure: serve it behind HTTPS. --no-token is
     allowed on loopback only.
     """
@@ -155,6 +156,7 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
         token.value if token else None,
         secure_cookies=not is_loopback(host),
         token_source=token.where() if token else "",
+        token_file=token.path if token else None,
     )
     shown = host if ":" not in host else f"[{host}]"
     if token is None:
@@ -196,7 +198,7 @@ def token_show(host: str, port: int) -> None:
 @token_group.command("rotate", short_help="Replace the token; log every browser out.")
 def token_rotate() -> None:
     """Replace the stored token with a new random one; every browser logged in with the old
-    one is logged out (a running `serve` keeps the old one until it restarts)."""
+    one is logged out, also by a `serve` already running (it reads the file again)."""
     from paperbrief.web.tokens import rotate_token
 
     if os.environ.get(WEB_TOKEN_ENV):
@@ -205,7 +207,10 @@ def token_rotate() -> None:
             f"change ${WEB_TOKEN_ENV} where it is set, or unset it to use the stored token",
         )
     token = rotate_token(home_dir())
-    console.print(f"new token written to {say(token.path)}; restart `paperbrief serve`")
+    console.print(
+        f"new token written to {say(token.path)}; a running `paperbrief serve` takes it at"
+        " once, and every browser logged in with the old one must log in again"
+    )
 
 
 COMMANDS: list[click.Command] = [send, serve, token_group]

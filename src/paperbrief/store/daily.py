@@ -14,9 +14,13 @@ from paperbrief.records import DigestEntry, DigestHit, PickedPaper, Run, StoredD
 from paperbrief.store import codec
 from paperbrief.store.database import Database, now
 from paperbrief.store.listings import Listings
-from paperbrief.store.search import index_digest, match_query, query_terms, readable_text
-
-SNIPPET_CONTEXT = 60  # characters shown each side of a search hit
+from paperbrief.store.search import (
+    index_digest,
+    match_query,
+    passage,
+    query_terms,
+    readable_text,
+)
 
 
 class Rankings:
@@ -389,15 +393,8 @@ class Digests:
 
 def _snippet(markdown: str, terms: list[str]) -> str:
     """The passage of the digest's readable text (``readable_text``: no front matter, no
-    Markdown) around the first query term found (case-insensitive; stems may not be found
-    literally, then the text's start)."""
-    text = readable_text(markdown)
-    folded = text.casefold()
-    found = [(folded.find(t.casefold()), t) for t in terms]
-    hits = [(position, term) for position, term in found if position >= 0]
-    position, term = min(hits) if hits else (0, "")
-    start = max(position - SNIPPET_CONTEXT, 0)
-    return text[start : position + len(term) + SNIPPET_CONTEXT].replace("\n", " ")
+    Markdown) around the first query term found (``store.search.passage``)."""
+    return passage(readable_text(markdown), terms)
 
 
 def _stored(row: sqlite3.Row) -> StoredDigest:

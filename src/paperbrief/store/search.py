@@ -126,6 +126,23 @@ def readable_text(markdown: str) -> str:
     return text.strip()
 
 
+SNIPPET_CONTEXT = 60  # characters shown each side of a search hit
+
+
+def passage(text: str, terms: list[str], *, or_start: bool = True) -> str:
+    """The passage of plain ``text`` around the first query term found (case-insensitive;
+    stems may not be found literally: then the text's start, or "" without ``or_start``),
+    on one line."""
+    folded = text.casefold()
+    found = [(folded.find(t.casefold()), t) for t in terms]
+    hits = [(position, term) for position, term in found if position >= 0]
+    if not hits and not or_start:
+        return ""
+    position, term = min(hits) if hits else (0, "")
+    start = max(position - SNIPPET_CONTEXT, 0)
+    return " ".join(text[start : position + len(term) + SNIPPET_CONTEXT].split())
+
+
 def query_terms(query: str) -> list[str]:
     """The plain words and characters of a query, to find a passage to show (snippets)."""
     terms = []

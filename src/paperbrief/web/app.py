@@ -35,6 +35,7 @@ from paperbrief.render.links import annotate_brief
 from paperbrief.render.rich import html_blocks, html_inline
 from paperbrief.store import Store, open_store
 from paperbrief.store.feedback import Feedback
+from paperbrief.store.search import passage, query_terms
 from paperbrief.web import reading
 from paperbrief.web.labels import web_labels_for
 from paperbrief.web.profile_form import apply_fields, shown_fields
@@ -272,6 +273,7 @@ async def search_page(request: Request) -> Response:
         digests=digests,
         states=states,
         highlighted=lambda text: reading.highlighted(text, query),
+        passage=lambda text: passage(readable(text), query_terms(query), or_start=False),
     )
 
 
@@ -368,16 +370,25 @@ def create_app(
     *,
     secure_cookies: bool = False,
     token_source: str = "",
+    token_file: Path | None = None,
 ) -> Starlette:
     """The web UI over the store at ``store_path`` and the profile file ``profile_path``.
 
     With ``token`` every request must present it (see ``web.security``); without one the
     app answers loopback hosts only. ``secure_cookies`` marks the cookies ``Secure`` (a bind
     beyond loopback, behind HTTPS); ``token_source`` says on the token page where the
-    token comes from. The handlers are this module's functions; each finds the app's
+    token comes from; a ``token_file`` (the token kept in the home) is read again when it
+    changes (a rotation ends every session at once). The handlers are this module's
+    functions; each finds the app's
     ``Site`` on ``request.app.state.site``.
     """
-    access = Middleware(AccessMiddleware, token=token, secure=secure_cookies, where=token_source)
+    access = Middleware(
+        AccessMiddleware,
+        token=token,
+        secure=secure_cookies,
+        where=token_source,
+        token_file=token_file,
+    )
     app = Starlette(routes=ROUTES, middleware=[access])
     app.state.site = Site(Path(store_path), Path(profile_path), secure_cookies)
     return app

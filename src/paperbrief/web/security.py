@@ -26,12 +26,14 @@ the data home (``web.tokens``: the same across restarts until rotated). Without 
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import math
 import secrets
 import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -44,7 +46,13 @@ from starlette.types import ASGIApp
 
 from paperbrief.environment import is_loopback
 from paperbrief.profile import TEMPLATE_NAME, ceiling_settings, line_of, protected_settings
-from paperbrief.web.tokens import SESSION_DAYS, Throttle, session_cookie, session_valid
+from paperbrief.web.tokens import (
+    SESSION_DAYS,
+    Throttle,
+    session_cookie,
+    session_valid,
+    weakness,
+)
 
 SESSION_COOKIE = "paperbrief_session"  # signed by the token, never the token itself
 CSRF_COOKIE = "paperbrief_csrf"
@@ -87,6 +95,14 @@ async def verified_form(request: Request) -> FormData:
     return form
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_ino
+
+
 def _host_name(header: str) -> str:
     return urlsplit(f"//{header}").hostname or ""
 
@@ -100,13 +116,32 @@ class AccessMiddleware(BaseHTTPMiddleware):
     """
 
     def __init__(
-        self, app: ASGIApp, token: str | None = None, secure: bool = False, where: str = ""
+        self,
+        app: ASGIApp,
+        token: str | None = None,
+        secure: bool = False,
+        where: str = "",
+        token_file: Path | None = None,
     ) -> None:
         super().__init__(app)
         self.token = token or None
         self.secure = secure
         self.where = where
         self.throttle = Throttle()
+        self.token_file = token_file if self.token else None
+        self._stamp = _stamp(self.token_file) if self.token_file else None
+
+    def _refresh(self) -> None:
+        """A token kept in a file is read again when the file changes, so `paperbrief token
+        rotate` takes effect at once and every session of the old token ends (a file that
+        is gone, unreadable or weak leaves the token as it was)."""
+        if self.token_file is None or (stamp := _stamp(self.token_file)) == self._stamp:
+            return
+        self._stamp = stamp
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            value = self.token_file.read_text(encoding="utf-8").strip()
+            if value and not weakness(value):
+                self.token = value
 
     def _login(self, request: Request, reason: str, status: int = 401) -> Response:
         site = request.app.state.site
@@ -139,6 +174,7 @@ class AccessMiddleware(BaseHTTPMiddleware):
         return secured(await self._checked(request, call_next))
 
     async def _checked(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        self._refresh()
         host = _host_name(request.headers.get("host", ""))
         if self.token is None and not is_loopback(host):
             return PlainTextResponse(

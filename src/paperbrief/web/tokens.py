@@ -3,7 +3,8 @@ it signs, and the throttle on wrong guesses.
 
 * **Where it comes from** (``Token``): ``$PAPERBRIEF_WEB_TOKEN`` when set, else the file
   ``$PAPERBRIEF_HOME/web-token`` (mode 0600, made on first use), so a bookmark on the
-  phone survives restarts until `paperbrief token rotate` writes a new one.
+  phone survives restarts until `paperbrief token rotate` writes a new one (a running UI
+  reads the file again when it changes: ``web.security.AccessMiddleware``).
 * **Strength** (``weakness``): at least 16 characters and about 64 bits by its alphabet; a
   16-character token of one repeated letter is refused.
 * **The cookie** (``session_cookie`` / ``session_valid``): never the token itself, but
