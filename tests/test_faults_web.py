@@ -20,7 +20,8 @@ from click.testing import CliRunner
 
 from paperbrief.cli import cli
 from paperbrief.files import write_atomic
-from paperbrief.profile import parse_profile
+from paperbrief.profile import parse_profile, profile_template
+from paperbrief.web.profile_form import apply_fields, line_fields
 from paperbrief.web.security import SECURITY_HEADERS
 from tests.support import ROOT
 from tests.support.web import RunningServer, free_port, seed_store
@@ -359,3 +360,57 @@ def test_the_editor_has_fields_for_the_common_settings_that_honour_the_locks(sit
         kept = client.post("/profile", data={**fields, "text": edited, "field.picks_per_day": "4"})
         assert kept.status_code == 200
     assert parse_profile(profile_path.read_text(encoding="utf-8")).picks_per_day == 6
+
+
+def test_each_research_line_has_fields_and_a_multi_line_description_is_replaced_whole():
+    """Re-tried as a new user: the editor's fields covered the common settings but not the
+    research lines, the setting a reader edits most (a TOML textarea on a phone)."""
+    text = profile_template().replace('name = "Your Name"', 'name = "Reader"')
+    groups = line_fields(text)
+    assert [g.name for g in groups] == ["Program repair", "Code LLM evaluation"]
+    shown = {f.field.key: f.value for f in groups[1].fields}
+    assert shown["research_lines.1.description"].startswith("How code benchmarks")
+    form = {
+        "field.research_lines.1.description": "Benchmarks for code LLMs:\nvalidity first.",
+        "shown.research_lines.1.description": shown["research_lines.1.description"],
+        "field.research_lines.1.keywords": "benchmark, contamination",
+        "shown.research_lines.1.keywords": shown["research_lines.1.keywords"],
+        "field.research_lines.1.weight": "1.5",
+        "shown.research_lines.1.weight": shown["research_lines.1.weight"],
+        "field.research_lines.0.weight": "1",  # shown as 1: untouched
+        "shown.research_lines.0.weight": "1",
+        "field.research_lines.7.name": "no such line",
+        "shown.research_lines.7.name": "",
+    }
+    edited, unreadable = apply_fields(text, form)
+    assert unreadable == []
+    profile = parse_profile(edited)
+    first, second = profile.research_lines
+    assert second.description == "Benchmarks for code LLMs:\nvalidity first."
+    assert second.keywords == ["benchmark", "contamination"] and second.weight == 1.5
+    assert first == parse_profile(text).research_lines[0]  # the other line as it was
+    assert "contamination, validity, LLM-as-judge" not in edited  # no half of the old value
+    assert edited.count("# One table per research line") == 1  # comments kept
+
+
+def test_the_research_line_fields_save_through_the_editor(site):
+    server, profile_path = site
+    page = httpx.get(server.url + "/profile").text
+    assert 'name="field.research_lines.0.description"' in page
+    shown = dict(re.findall(r'name="(shown\.research_lines[^"]+)" value="([^"]*)"', page))
+    with httpx.Client(base_url=server.url) as client:
+        token = _csrf(client, "/profile")
+        saved = client.post(
+            "/profile",
+            data={
+                **shown,
+                "csrf": token,
+                "text": profile_path.read_text(encoding="utf-8"),
+                "action": "save",
+                "field.research_lines.0.keywords_zh": "程序修复, 补丁",
+                "shown.research_lines.0.keywords_zh": shown["shown.research_lines.0.keywords_zh"],
+            },
+        )
+    assert saved.status_code == 200, saved.text
+    line = parse_profile(profile_path.read_text(encoding="utf-8")).research_lines[0]
+    assert line.keywords_zh == ["程序修复", "补丁"]

@@ -327,7 +327,9 @@ def feedback_list(limit: int, given: bool, as_json: bool, profile_path: Path | N
         click.echo(json_text([row.to_json() for row in rows]))
         return
     if not rows:
-        console.print("no feedback yet: `paperbrief feedback <id> --up` records some")
+        console.print(
+            f"no feedback yet{reader.said()}: `paperbrief feedback <id> --up` records some"
+        )
         return
     table = Table(show_lines=False, title=f"{len(rows)} signals{reader.said()}")
     when = f"when ({getattr(reader.zone, 'key', None) or reader.zone})"  # whose clock

@@ -38,7 +38,7 @@ from paperbrief.store.feedback import Feedback
 from paperbrief.store.search import passage, query_terms
 from paperbrief.web import reading
 from paperbrief.web.labels import web_labels_for
-from paperbrief.web.profile_form import apply_fields, shown_fields
+from paperbrief.web.profile_form import apply_fields, line_fields, shown_fields
 from paperbrief.web.security import (
     CSRF_FIELD,
     PROTECTED_KEYS,
@@ -345,7 +345,7 @@ async def profile_page(request: Request) -> Response:
         profile=profile if not problems else None, saved=saved, action=action,
         path=str(path), exists=exists,
         protected=[(key, protected[key]) for key in PROTECTED_KEYS],
-        fields=shown_fields(text, baseline),
+        fields=shown_fields(text, baseline), line_groups=line_fields(text),
     )  # fmt: skip
 
 

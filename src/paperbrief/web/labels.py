@@ -76,7 +76,8 @@ class WebLabels:
     field_unreadable: str
     locked_here: str
     at_most: str  # {limit}
-    setting_names: Mapping[str, str]  # profile key -> its name on the form
+    setting_names: Mapping[str, str]  # profile key (line.<key>: a line's) -> its form name
+    research_line_n: str  # the legend of a research line's fields ({n}, {name})
 
     def signal(self, signal: Signal | str) -> str:
         """The button name of a feedback signal (the signal itself for pipeline signals)."""
@@ -169,8 +170,14 @@ _ZH = WebLabels(
             "output.title": "标题（{date} 为日期）",
             "delivery.email.subject": "邮件主题（{title}、{date}）",
             "llm.daily_cost_budget": "每日费用上限",
+            "line.name": "名称",
+            "line.description": "描述（英文两三句：研究什么、为什么；语义排序用它比较论文）",
+            "line.keywords": "英文关键词（逗号分隔）",
+            "line.keywords_zh": "中文关键词（逗号分隔）",
+            "line.weight": "权重（0–5，1 为常规）",
         }
     ),
+    research_line_n="研究方向 {n}：{name}",
 )
 
 _EN = WebLabels(
@@ -256,8 +263,15 @@ _EN = WebLabels(
             "output.title": "Title ({date} is the date)",
             "delivery.email.subject": "E-mail subject ({title}, {date})",
             "llm.daily_cost_budget": "Daily cost budget",
+            "line.name": "Name",
+            "line.description": "Description (two or three sentences: what and why; the"
+            " semantic ranker compares papers with it)",
+            "line.keywords": "Key phrases (comma-separated)",
+            "line.keywords_zh": "Chinese key phrases (comma-separated)",
+            "line.weight": "Weight (0–5, 1 = normal)",
         }
     ),
+    research_line_n="Research line {n}: {name}",
 )
 
 WEB_LABELS: Mapping[str, WebLabels] = MappingProxyType({"zh": _ZH, "en": _EN})  # LANGUAGES
