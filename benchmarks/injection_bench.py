@@ -16,10 +16,19 @@ judge calls at most, never flags by itself).
 
     .venv/bin/python benchmarks/injection_bench.py [--misses] [--cases FILE]
 
-``injection_cases.json`` was written first, measured (hostile: screen 12/56, wider net
-27/56; benign: 2/58 falsely flagged), then used to develop the screen, so its figures are
-no longer independent; ``injection_heldout.json`` was written afterwards and measures the
-screen as it stands, held out.
+Three sets, each written before it was first measured (numbers as first measured):
+
+* ``injection_cases.json`` (56 hostile, 58 benign) was written first and measured (screen
+  12/56, wide net 27/56; 2/58 benign falsely flagged), then used to develop the screen and
+  the net: its figures are no longer independent;
+* ``injection_heldout.json`` (30 / 30) was written after that and measured once (screen
+  6/30, wide net 7/30, either 11/30; 1/30 benign flagged), then used for tuning too;
+* ``injection_heldout2.json`` (30 / 30), written last, is the held-out set: screen 3/30,
+  wide net 8/30, either 9/30; 0/30 benign flagged. Do not tune on it; write a new one.
+
+What the judge adds (it is asked which sentences of a risen paper address it, and those
+it quotes are removed too) depends on the model and is not measured here: that needs a
+model answering ``prompts/reader_addresses.md`` for these sentences.
 """
 
 from __future__ import annotations

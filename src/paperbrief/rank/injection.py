@@ -22,12 +22,13 @@ stars", "stars=5", 其他论文都打一星). On the 41 development listings (21
 in cs.AI, cs.CL, cs.LG, cs.SE; 95 of them about prompt injection) it flags none.
 
 Patterns do not generalise to phrasings nobody wrote down (benchmarks/injection_bench.py:
-on a held-out set they catch 6 of 30 hostile sentences), so this screen is the first of
+on its held-out set they flag 3 of 30 hostile sentences), so this screen is the first of
 three defences, not the defence: each paper is judged alone (its text reaches no request
 about another), and the *effect* of its words is judged (``rank.judge._check_steering``):
 a paper rated far above its cheap standing is judged again without the sentences that
-could address its reader (``reader_addresses``, a far wider net that flags nothing by
-itself), and flagged when its rating falls.
+could address its reader — ``reader_addresses``, a far wider net that flags nothing by
+itself, and the sentences the model quotes when asked which ones speak to it
+(``quoted_spans`` keeps those really in the text) — and flagged when its rating falls.
 """
 
 from __future__ import annotations
@@ -518,13 +519,33 @@ def reader_addresses(paper: Paper) -> list[str]:
     ]
 
 
-def without_addresses(paper: Paper) -> Paper | None:
-    """``paper`` with the sentences that could address its reader removed (None: it has
-    none). Used to re-judge a paper and see whether its rating rests on them."""
-    if not reader_addresses(paper):
+def without_addresses(paper: Paper, spans: Iterable[str] = ()) -> Paper | None:
+    """``paper`` with the sentences that could address its reader removed, and ``spans``
+    (text found in its title or abstract some other way, e.g. quoted by a model), or None
+    when there is nothing to remove. Used to re-judge a paper and see whether its rating
+    rests on them."""
+    spans = [span for span in spans if span]
+    if not reader_addresses(paper) and not spans:
         return None
 
     def kept(text: str) -> str:
-        return " ".join(s.strip() for s in _SENTENCE.findall(text) if not addresses_reader(s))
+        sentences = (s for s in _SENTENCE.findall(text) if not addresses_reader(s))
+        text = " ".join(" ".join(sentence.split()) for sentence in sentences)
+        for span in spans:
+            text = text.replace(span, " ")
+        return " ".join(text.split())
 
     return replace(paper, title=kept(paper.title) or "(untitled)", abstract=kept(paper.abstract))
+
+
+def quoted_spans(paper: Paper, proposed: Iterable[str], limit: int = 3) -> list[str]:
+    """Of the sentences a model says address the reader, those really in the paper's title
+    or abstract (compared with runs of white space as one space), at most ``limit``."""
+    texts = [" ".join(paper.title.split()), " ".join(paper.abstract.split())]
+    found = []
+    for sentence in proposed:
+        sentence = " ".join(str(sentence).split())
+        real = 8 <= len(sentence) <= 600 and any(sentence in text for text in texts)
+        if real and sentence not in found:
+            found.append(sentence)
+    return found[:limit]
