@@ -42,8 +42,8 @@ def store_error(error: sqlite3.Error, path: Path) -> StoreError:
     text = str(error)
     if read_only(path) or "readonly" in text:
         hint = (
-            f"{path.parent} is read-only: `run` must write there, so point PAPERBRIEF_HOME at"
-            " a writable folder (`search` and `feedback list` can read a read-only home)"
+            f"{path.parent} is read-only and this command writes there: point PAPERBRIEF_HOME"
+            " at a writable folder (`search` and `feedback list` can read a read-only home)"
         )
     elif isinstance(error, sqlite3.OperationalError) and "locked" in text:
         hint = "close other paperbrief processes using it, or point PAPERBRIEF_HOME elsewhere"
