@@ -37,14 +37,19 @@ def read_only(path: Path) -> bool:
     return not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK))
 
 
+def read_only_hint(path: Path) -> str:
+    """The fix for a command that must write to a read-only data home."""
+    return (
+        f"{path.parent} is read-only and this command writes there: point PAPERBRIEF_HOME"
+        " at a writable folder (`search` and `feedback list` can read a read-only home)"
+    )
+
+
 def store_error(error: sqlite3.Error, path: Path) -> StoreError:
     """A one-line StoreError for a SQLite failure, with the fix for its kind."""
     text = str(error)
     if read_only(path) or "readonly" in text:
-        hint = (
-            f"{path.parent} is read-only and this command writes there: point PAPERBRIEF_HOME"
-            " at a writable folder (`search` and `feedback list` can read a read-only home)"
-        )
+        hint = read_only_hint(path)
     elif isinstance(error, sqlite3.OperationalError) and "locked" in text:
         hint = "close other paperbrief processes using it, or point PAPERBRIEF_HOME elsewhere"
     elif "malformed" in text or "not a database" in text or "corrupt" in text:
