@@ -54,6 +54,8 @@ EXIT_NOTHING_PASSED = 6  # papers were listed but none passed the profile's filt
 EXIT_DELIVERY_FAILED = 7  # the digest was written, but a delivery failed or is unknown
 EXIT_FALLBACKS = 8  # the digest was published, but parts of it fell back (it says which)
 EXIT_BUSY = 9  # another run of the same day and profile holds the lock: nothing was done
+EXIT_INTERRUPTED = 130  # stopped by SIGINT (128 + 2), recorded `interrupted`
+EXIT_TERMINATED = 143  # stopped by SIGTERM (128 + 15), recorded `interrupted`
 
 
 class PaperbriefError(Exception):
