@@ -7,7 +7,7 @@ the intended structure hold.
     floor 2  storage           store
     floor 3  stages            sources, rank, fulltext, write, render, deliver, library, publish
     floor 4  composition       services, pipeline
-    floor 5  faces             cli, web, __main__
+    floor 5  faces             cli, web, launch, __main__
 
 A new room must be given a floor here; the arrow count is printed (``-s``) so a change
 can say what it did to the graph.
@@ -22,7 +22,7 @@ from tests.support.imports import arrows, rooms
 FLOORS: dict[str, int] = {
     **dict.fromkeys(
         ["paperbrief", "errors", "models", "records", "text", "retry", "files", "labels"]
-        + ["profile", "profile_checks", "prompts", "environment"],
+        + ["profile", "profile_checks", "prompts", "environment", "install"],
         0,
     ),
     **dict.fromkeys(["transport", "http", "llm"], 1),
@@ -31,10 +31,10 @@ FLOORS: dict[str, int] = {
         ["sources", "rank", "fulltext", "write", "render", "deliver", "library", "publish"], 3
     ),
     **dict.fromkeys(["services", "pipeline"], 4),
-    **dict.fromkeys(["cli", "web", "__main__"], 5),
+    **dict.fromkeys(["cli", "web", "launch", "__main__"], 5),
 }
 STAGES = {room for room, floor in FLOORS.items() if floor == 3}
-FACES = {"cli", "web", "__main__"}
+FACES = {"cli", "web", "launch", "__main__"}
 CLIENTS = {"transport", "http", "llm"}
 STORAGE = {"store"}
 GRAPH = arrows()  # read once for the module

@@ -98,3 +98,15 @@ def test_help_reads_at_80_columns_on_a_wide_terminal(monkeypatch):
         assert not long, (path, long)
         cut = [x for x in output.splitlines() if x.endswith("...") and not x.startswith("Usage:")]
         assert not cut, (path, cut)  # command summaries are whole sentences
+
+
+def test_a_fell_back_line_is_never_cut_and_keeps_its_hint_whole():
+    from paperbrief.cli.daily import fallback_lines
+    from paperbrief.errors import LLMRefused
+    from paperbrief.models import Fallback
+
+    hint = "set PAPERBRIEF_LLM_API_KEY to a valid key " + "(see the provider's console) " * 12
+    error = LLMRefused("the endpoint answered 401: " + "x" * 5000, hint.strip())
+    (line,) = fallback_lines([Fallback.of("brief", error, "2605.00001")])
+    assert line.endswith(f"(hint: {hint.strip()})")
+    assert len(line) > 400 and len(line) < 1500  # the message is bounded, the hint whole

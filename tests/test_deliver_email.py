@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 import shutil
 import socket
 import ssl
@@ -146,7 +147,9 @@ def test_mail_arrives_with_chinese_subject_and_both_parts(
     assert message["Subject"] == "arXiv 每日速递 2026-05-22"
     plain = message.get_body(preferencelist=("plain",)).get_content()
     rich = message.get_body(preferencelist=("html",)).get_content()
-    assert "## 今日总结" in plain and not plain.startswith("---")  # no front matter
+    # text a person reads: no front matter, no Markdown marks, no pipe tables
+    assert plain.startswith(digest.title) and "今日总结\n----" in plain
+    assert "|---|" not in plain and "](" not in plain and "**" not in plain
     assert "<style" not in rich and "<script>alert" not in rich
     assert "&lt;script&gt;" in rich  # paper text stays escaped
     assert 'style="' in rich and "今日全览" in rich and "overflow-x:auto" in rich
@@ -198,3 +201,29 @@ def test_inlined_html_drops_scripts_and_handlers_and_keeps_text_escaped() -> Non
     assert 'class="meta" style="margin:0 0 12px;line-height:1.8;color:#6b7280' in fragment
     assert "background:#ecfdf5" in fragment  # the tag chips keep their look
     assert '<div style="overflow-x:auto;max-width:100%"><table' in fragment
+
+
+def test_the_plain_part_of_real_digests_reads_as_text() -> None:
+    """On digests paperbrief really writes (the LLM path with the shared model answers,
+    against the loopback endpoint), the text/plain part keeps every title, link and table
+    value and none of the Markdown."""
+    from paperbrief.deliver.plaintext import inline, plain_text
+    from tests.support.digests import llm_digests
+
+    for honest in llm_digests():
+        plain = plain_text(honest.markdown)
+        assert "|---" not in plain and "](" not in plain and "**" not in plain, honest.name
+        assert not plain.startswith("---") and "coverColor" not in plain
+        for url in re.findall(r"\]\((https://arxiv\.org/abs/[^)]+)\)", honest.markdown):
+            assert f"<{url}>" in plain  # every paper's link, readable
+        for url in re.findall(r"\[↗\]\((\S+?)[ )]", honest.markdown):
+            assert f"] {url}\n" in plain  # every evidence link, as a numbered note
+        rows = [
+            line for line in honest.markdown.splitlines()
+            if line.startswith("|") and not line.startswith("|---")
+        ]  # fmt: skip
+        assert rows
+        for row in rows[1:]:  # each table value is there, as "column: value"
+            last = row.rstrip("|").rsplit("|", 1)[-1].strip()
+            if last and last not in ("—", "-"):
+                assert re.sub(r"\[\d+\]", "", inline(last, []))[:15] in plain, last

@@ -15,7 +15,7 @@ from paperbrief.render import render_html
 from paperbrief.render.markdown import render_markdown
 from paperbrief.store import open_store
 from tests.support import EXAMPLE_PROFILE, model_answers
-from tests.support.browser import screenshot
+from tests.support.browser import ARTIFACTS, screenshot
 from tests.support.openai_server import OpenAIServer
 from tests.support.web import RunningServer
 
@@ -115,4 +115,53 @@ def test_digest_page_reads_at_desktop_and_phone_width(browser, pages, name, widt
         assert page.locator("p", has_text="此前的工作主要研究模型").count() == 1
         assert page.locator("li strong", has_text="HomeCheck").count() >= 1
     screenshot(page, f"digest-{name}-{label}")
+    page.close()
+
+
+# Each overview row as a card must show whole at 390 px: its title, line, contribution and
+# stars inside the screen (the table was 470 px in a 341 px frame: contributions cut, stars
+# off screen).
+_OVERVIEW_CELLS = {
+    "llm": "table.overview td",
+    "offline": "table.overview td",
+    "mail": "div[style*='border-radius:8px'] > div",
+}
+
+
+@pytest.mark.parametrize("name", ["llm", "offline", "mail"])
+def test_the_overview_shows_whole_at_phone_width(browser, pages, name):
+    page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page.route("**/*", lambda route: route.abort() if route.request.url.startswith("http")
+               else route.continue_())  # fmt: skip
+    page.goto(pages[name].as_uri())
+    boxes = page.eval_on_selector_all(
+        _OVERVIEW_CELLS[name],
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.left, r.right, r.width, e.innerText.trim()]; })",
+    )
+    assert len(boxes) >= 8, boxes  # two papers at least, four fields each
+    for left, right, width, text in boxes:
+        assert left >= 0 and right <= 390, (left, right, text[:40])  # nothing off screen
+        assert width <= 390
+    assert any("⭐" in text for *_, text in boxes)  # the stars are among what shows
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    first = page.locator(_OVERVIEW_CELLS[name]).first
+    first.scroll_into_view_if_needed()
+    region = page.evaluate(
+        f"(() => {{ const cells = [...document.querySelectorAll({_OVERVIEW_CELLS[name]!r})];"
+        " const top = Math.min(...cells.map(c => c.getBoundingClientRect().top));"
+        " const bottom = Math.max(...cells.map(c => c.getBoundingClientRect().bottom));"
+        " return [top + window.scrollY, bottom + window.scrollY]; })()"
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(
+        path=str(ARTIFACTS / f"overview-{name}-phone.png"),
+        full_page=True,
+        clip={
+            "x": 0,
+            "y": max(region[0] - 60, 0),
+            "width": 390,
+            "height": region[1] - region[0] + 80,
+        },
+    )
     page.close()

@@ -93,6 +93,19 @@ def test_llm_endpoint_down_publishes_the_offline_digest_saying_so(
     assert upgraded.writer == "loopback-writer"
 
 
+def test_a_401_stops_the_runs_other_llm_calls_at_once(tmp_path, store, pipeline_vectors):
+    """A bad key is the run's, not one request's: after the first 401 no other call is made
+    (only those already in flight arrive), every LLM part falls back, the hint says the fix."""
+    profile = _profile(concurrency=2)
+    with OpenAIServer(lambda body: Reply(status=401, body=b'{"error": "invalid key"}')) as server:
+        result = _run(store, tmp_path, profile, server.url, pipeline_vectors)
+    assert server.request_count <= profile.llm.concurrency  # was 1 per judged paper + writes
+    assert {f.part for f in result.fallbacks} == {"ranking", "brief", "day"}
+    assert {f.reason for f in result.fallbacks} == {"refused"}
+    assert all("PAPERBRIEF_LLM_API_KEY" in f.detail for f in result.fallbacks)
+    assert result.files["markdown"].exists()
+
+
 def test_budget_spent_mid_writing_leaves_later_picks_with_the_offline_brief(
     tmp_path, store, pipeline_vectors
 ):

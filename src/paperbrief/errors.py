@@ -32,6 +32,7 @@ class is missing here)::
     │   ├── FetchFailed (5)       the listing could not be fetched
     │   └── NothingPassed (6)     no paper passed the profile's filters
     ├── library.formats.LibraryError       a library export cannot be read
+    │   └── library.zotero.ZoteroError     a Zotero library cannot be read (key, network)
     ├── rank.embed.EmbeddingModelError     the bundled embedding model cannot be loaded
     ├── rank.evaluate.EvaluationError      its listings or picks are missing or malformed
     ├── rank.imported.PicksFileError       a picks file cannot be read
@@ -56,6 +57,29 @@ EXIT_FALLBACKS = 8  # the digest was published, but parts of it fell back (it sa
 EXIT_BUSY = 9  # another run of the same day and profile holds the lock: nothing was done
 EXIT_INTERRUPTED = 130  # stopped by SIGINT (128 + 2), recorded `interrupted`
 EXIT_TERMINATED = 143  # stopped by SIGTERM (128 + 15), recorded `interrupted`
+
+# What each code means, said once: `paperbrief --help` and `run --help` print it, and
+# tests/test_cli_help.py checks the README's table against it.
+EXIT_MEANINGS: dict[int, str] = {
+    EXIT_OK: "digest published (or already published)",
+    EXIT_ERROR: "an error (the message says the fix); send: a channel was not sent",
+    EXIT_USAGE: "bad usage or invalid profile",
+    EXIT_UNVERIFIED: "verify: some numbers are not supported by the papers",
+    EXIT_NO_ANNOUNCEMENT: "no announcement that day (weekend, holiday): nothing published",
+    EXIT_FETCH_FAILED: "the listing could not be fetched: nothing published",
+    EXIT_NOTHING_PASSED: "no paper passed the profile's filters: nothing published",
+    EXIT_DELIVERY_FAILED: "written, but a delivery failed (retried) or is unknown",
+    EXIT_FALLBACKS: "published, with fallbacks (the digest says which parts and why)",
+    EXIT_BUSY: "another run of the same day and profile is in progress: nothing done",
+    EXIT_INTERRUPTED: "stopped by Ctrl-C (SIGINT): recorded interrupted; the next run resumes",
+    EXIT_TERMINATED: "stopped by SIGTERM: recorded interrupted; the next run resumes",
+}
+
+
+def exit_code_help() -> str:
+    """The exit codes as a help epilog (click keeps the lines as they are after \\b)."""
+    lines = [f"  {code}  {meaning}" for code, meaning in EXIT_MEANINGS.items()]
+    return "\b\nExit codes (cron, systemd and CI can act on them):\n" + "\n".join(lines)
 
 
 class PaperbriefError(Exception):

@@ -14,6 +14,13 @@ is flushed to disk, then renamed over the target. A reader sees the old file or 
 one, never half of one; a failed write (disk full) leaves the old file and no temporary.
 A temporary left by a process that was killed (its name carries the writer's pid) is
 removed by the next write of the same file.
+
+Modes. A published file (digest, blog post, feed) is read by others — a web server, the
+host user of a container volume — so it gets the mode of the file it replaces, or, when
+new, what the user's umask allows (0644 under the usual 022), as ``open`` would give it.
+A private file (``private=True``: anything holding secrets or the reader's data) is 0600
+whatever it replaces, and :func:`private_folder` makes a folder of them 0700 when it
+creates it. The store's files (``store/``) are private.
 """
 
 from __future__ import annotations
@@ -103,20 +110,31 @@ def _size(count: int) -> str:
     return f"{count / 2**20:g} MiB" if count >= 2**20 else f"{count / 1000:g} KB"
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Replace ``path`` with ``data`` (text is written as UTF-8) atomically."""
+PRIVATE_FILE = 0o600
+PRIVATE_FOLDER = 0o700
+
+
+def write_atomic(path: Path, data: str | bytes, *, private: bool = False) -> None:
+    """Replace ``path`` with ``data`` (text is written as UTF-8) atomically.
+
+    The new file keeps the replaced file's mode, or gets the umask's default when it is new;
+    ``private`` makes it 0600 either way.
+    """
     content = data.encode("utf-8") if isinstance(data, str) else data
     try:
         if path.is_dir():
             raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(path))
         path.parent.mkdir(parents=True, exist_ok=True)
         _remove_orphans(path)
+        mode = PRIVATE_FILE if private else _published_mode(path)
         handle, temporary = tempfile.mkstemp(
             dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
         )
     except OSError as error:
         raise os_error(error, path) from error
     try:
+        # mkstemp makes 0600 whatever the umask: set the mode before anyone can see the file
+        os.fchmod(handle, mode)
         with os.fdopen(handle, "wb") as stream:
             stream.write(content)
             stream.flush()
@@ -126,6 +144,44 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise os_error(error, path) from error
+
+
+def private_folder(path: Path) -> Path:
+    """Create ``path`` (and its parents) if missing, the folder itself 0700; an existing
+    folder keeps its mode (its owner chose it, e.g. a volume shared with the host)."""
+    if not path.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            path.mkdir(mode=PRIVATE_FOLDER)
+    return path
+
+
+def make_private(path: Path) -> None:
+    """Narrow an existing file of ours to 0600 (a store made by an older paperbrief was
+    0644); files we do not own are left as they are."""
+    with contextlib.suppress(OSError):
+        status = path.stat()
+        if status.st_uid == os.getuid() and status.st_mode & 0o077:
+            os.chmod(path, PRIVATE_FILE)
+
+
+def _published_mode(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return 0o666 & ~current_umask()
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` can only be read by
+    setting it, which would race with the writer threads)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)  # no /proc: read it the old way, restoring it at once
+    os.umask(mask)
+    return mask
 
 
 def _remove_orphans(path: Path) -> None:

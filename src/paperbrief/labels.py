@@ -103,6 +103,7 @@ class Labels:
         return dict(self.section_names).get(key, key)
 
     # What fell back and why (the pipeline's fallbacks, said in the digest).
+    fallback_embedding: str  # {reason}: ranked without the embedding model
     fallback_ranking: str  # {reason}
     fallback_brief: str  # {reason}: under the pick whose deep read fell back
     fallback_briefs: str  # {reason}, {papers}: the provenance line
@@ -116,6 +117,7 @@ class Labels:
     reason_refused: str
     reason_deadline: str
     reason_fetch: str
+    reason_model: str
     reason_error: str
 
     def fallback_reason(self, reason: str) -> str:
@@ -128,6 +130,7 @@ class Labels:
             "refused": self.reason_refused,
             "deadline": self.reason_deadline,
             "fetch": self.reason_fetch,
+            "model": self.reason_model,
         }.get(reason, self.reason_error)
 
 
@@ -243,6 +246,10 @@ _ZH = Labels(
     fulltext_none="没有可用的全文（无 HTML，PDF 无法提取文字），本篇仅依据摘要撰写。",
     fulltext_absent="arXiv 上没有这篇的 HTML 或 PDF 全文，本篇仅依据摘要撰写。",
     no_figure_in_html="原文 HTML 中没有可展示的图片。",
+    fallback_embedding=(
+        "排序：嵌入模型无法加载（{reason}），今日仅按关键词（BM25）、类别与回避主题排序，"
+        "未用从反馈中学到的偏好。"
+    ),
     fallback_ranking="排序：大语言模型评审未完成（{reason}），沿用初筛排序。",
     fallback_brief="本篇深读未能由大语言模型完成（{reason}），以下为离线摘录。",
     fallback_briefs="深读改为离线摘录（{reason}）：{papers}",
@@ -256,6 +263,7 @@ _ZH = Labels(
     reason_refused="大语言模型服务拒绝了请求",
     reason_deadline="已到本次运行的截止时间",
     reason_fetch="网络或服务器故障",
+    reason_model="模型文件缺失或损坏，重装 paperbrief 即可",
     reason_error="出现意外错误",
 )
 
@@ -398,6 +406,11 @@ _EN = Labels(
     ),
     fulltext_absent="arXiv has neither an HTML nor a PDF of this paper: written from the abstract.",
     no_figure_in_html="The paper's HTML has no image to show.",
+    fallback_embedding=(
+        "Ranking: the embedding model could not be loaded ({reason}); today's ranking uses"
+        " key words (BM25), categories and avoided topics only, without the taste learned"
+        " from feedback."
+    ),
     fallback_ranking="Ranking: the LLM judge did not finish ({reason}); the cheap ranking stands.",
     fallback_brief=(
         "The LLM could not write this deep read ({reason}); below is the offline extract."
@@ -417,6 +430,7 @@ _EN = Labels(
     reason_refused="the LLM endpoint refused the request",
     reason_deadline="the run's deadline was reached",
     reason_fetch="a network or server failure",
+    reason_model="its file is missing or damaged; reinstalling paperbrief mends it",
     reason_error="an unexpected error",
 )
 

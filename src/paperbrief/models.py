@@ -121,6 +121,8 @@ class Document:
     source_url: str = ""
     flags: tuple[str, ...] = ()  # quality flags, e.g. "latexml-errors:7", "no-abstract"
     attempts: tuple[str, ...] = field(default=())  # why earlier sources failed
+    # arXiv's own word on the paper's primary category: a PDF's margin stamp ("[cs.SE]")
+    categories: tuple[str, ...] = ()
 
     @property
     def has_fulltext(self) -> bool:
@@ -249,7 +251,8 @@ class DayFacts:
     papers_considered: int = 0
 
 
-FallbackPart = Literal["ranking", "fulltext", "brief", "day"]
+MAX_FALLBACK_MESSAGE = 1000  # characters of an error's message in a Fallback; hints whole
+FallbackPart = Literal["embedding", "ranking", "fulltext", "brief", "day"]
 
 
 @dataclass(frozen=True)
@@ -270,10 +273,14 @@ class Fallback:
     @classmethod
     def of(cls, part: FallbackPart, error: BaseException, paper_id: str = "") -> Fallback:
         """The fallback ``error`` caused: its one-word reason (``LLMError.reason``, else
-        ``error``) and its text, shortened."""
+        ``error``) and its text. A long message (an error quoting an answer) is shortened;
+        the hint, which says the fix, never is."""
         reason = getattr(error, "reason", "error")
         reason = reason if isinstance(reason, str) else "error"
-        return cls(part, reason, shorten(str(error), 300), paper_id)
+        message = shorten(str(getattr(error, "message", error)), MAX_FALLBACK_MESSAGE)
+        hint = getattr(error, "hint", "")
+        detail = f"{message} (hint: {hint})" if isinstance(hint, str) and hint else message
+        return cls(part, reason, detail, paper_id)
 
     def line(self) -> str:
         """One line for the terminal."""

@@ -173,10 +173,10 @@ def rank_day(
     The learned taste uses the reader's stored feedback (``store.feedback.of``; recency
     anchored on the ranked day), only that given before ``until`` when it is set (a replay
     of a past day). The services' judge then re-orders the head of the cheap ranking and
-    every verdict is
-    stored (``store.verdicts``). A judge that failed (in part) is not stored as the judged
-    ranking, so the next run asks again (answers that did arrive are cached): it is kept
-    apart, for the web UI only, and its fallback says why.
+    every verdict is stored (``store.verdicts``). A ranking made without the embedding
+    model, or by a judge that failed (in part), is not stored as the day's ranking, so the
+    next run ranks again (answers that did arrive are cached): it is kept apart, for the
+    web UI only, and its fallback says why.
     """
     log = store.feedback.of(profile.key)
     if history is None:
@@ -187,16 +187,13 @@ def rank_day(
         if len(stored) == len(papers):
             ranking = rank.apply_history(stored, history, profile.language)
             return RankedDay(ranking, flag_notes(ranking))
-    feedback = rank.load_feedback(
-        log, store.listings, services.embedder, profile.rank, before=until, today=listing_day
-    )
-    ranking = rank.rank_papers(papers, profile, services.embedder, feedback=feedback)
-    judged = services.judge.judge(ranking, profile)
+    cheap = services.ranking.rank(papers, profile, log, store.listings, listing_day, until)
+    judged = services.judge.judge(cheap.ranking, profile)
     if judged.verdicts:
         store.verdicts.save(listing_day, judged.model, judged.verdicts)
-    incomplete = ":incomplete" if judged.fallback is not None else ""
+    fallbacks = tuple(f for f in (cheap.fallback, judged.fallback) if f is not None)
+    incomplete = ":incomplete" if fallbacks else ""
     store.rankings.save(listing_day, fingerprint + incomplete, judged.ranking)
-    fallbacks = (judged.fallback,) if judged.fallback is not None else ()
     ranking = rank.apply_history(judged.ranking, history, profile.language)
     return RankedDay(ranking, flag_notes(ranking), fallbacks)
 

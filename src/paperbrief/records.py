@@ -161,6 +161,28 @@ class LLMCall:
     cache_key: str | None = None
     day: str | None = None  # the budget day (ISO date)
     run_id: int | None = None
+    created_at: str | None = None  # when it was recorded (set by the store)
+
+
+@dataclass(frozen=True)
+class LLMUsage:
+    """The recorded calls of one budget day, role and model, summed (``paperbrief logs``).
+
+    ``calls`` were requests sent (answered or not), ``failed`` the ones without a usable
+    answer (an HTTP error, a timeout, a blank or broken answer), ``cached`` answers served
+    from the cache (no tokens, no cost), ``refused`` calls the budget stopped before sending.
+    """
+
+    day: str
+    role: str
+    model: str
+    calls: int
+    failed: int
+    cached: int
+    refused: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ stage asks which services exist):
 
 | part      | with the client                            | without it                  |
 |-----------|--------------------------------------------|-----------------------------|
+| ranking   | ``ProfileRanking`` (the embedding model)   | its lexical scorers alone   |
 | listings  | ``sources.ArxivListings`` (arXiv)          | ``sources.OfflineListings`` |
 | full text | ``fulltext.ArxivFullText`` (arXiv)         | ``fulltext.StoredFullText`` |
 | judge     | ``rank.LLMJudge`` (LLM)                    | ``rank.NoJudge``            |
@@ -28,18 +29,21 @@ none of their requests runs past it.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from paperbrief import sources
+from paperbrief import rank, sources
 from paperbrief.environment import llm_configured, resolve_api_key
 from paperbrief.fulltext.readers import ArxivFullText, FullTextReader, StoredFullText
 from paperbrief.http import PoliteClient
 from paperbrief.llm import LLMClient
+from paperbrief.models import Fallback, Paper, ScoredPaper
 from paperbrief.profile import LLMSettings, Profile
-from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, TextEncoder
+from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, EmbeddingModelError, TextEncoder
+from paperbrief.rank.feedback import FeedbackLog, PaperArchive
 from paperbrief.rank.judge import Judge, LLMJudge, NoJudge
+from paperbrief.rank.scorers import EmbeddingScorer, default_scorers
 from paperbrief.sources import ArxivListings, ListingSource, OfflineListings
 from paperbrief.store import Store
 from paperbrief.text import arxiv as arxiv_site
@@ -70,6 +74,47 @@ class ArxivEndpoints:
     pdf: str = arxiv_site.PDF_BASE
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """The day's cheap ranking, and the fallback that made it, if any."""
+
+    ranking: list[ScoredPaper]
+    fallback: Fallback | None = None
+
+
+@dataclass
+class ProfileRanking:
+    """The profile's cheap ranking: BM25 and embeddings per research line, the category
+    prior, avoided topics, and the taste learned from feedback.
+
+    When the embedding model cannot be loaded (a damaged install), the day is still
+    ranked, by the scorers that need no model (BM25, the prior, avoided topics) and
+    without the taste (it lives in embedding space); the ``Fallback`` says why, so the
+    digest says it and the run exits 8.
+    """
+
+    embedder: Embedder
+
+    def rank(
+        self,
+        papers: Sequence[Paper],
+        profile: Profile,
+        log: FeedbackLog,
+        archive: PaperArchive,
+        today: date,
+        before: str | None = None,
+    ) -> Ranked:
+        try:
+            feedback = rank.load_feedback(
+                log, archive, self.embedder, profile.rank, before=before, today=today
+            )
+            return Ranked(rank.rank_papers(papers, profile, self.embedder, feedback=feedback))
+        except EmbeddingModelError as error:
+            lexical = [s for s in default_scorers(profile) if not isinstance(s, EmbeddingScorer)]
+            ranking = rank.rank_papers(papers, profile, self.embedder, scorers=lexical)
+            return Ranked(ranking, Fallback.of("embedding", error))
+
+
 @dataclass
 class Services:
     """External clients the stages need, and the strategies chosen from them (module
@@ -80,6 +125,7 @@ class Services:
     llm: LLMClient | None = None  # when an LLM endpoint is configured
     arxiv: ArxivEndpoints = field(default_factory=ArxivEndpoints)
     deadline: Deadline | None = None  # when network work stops (None: never)
+    ranking: ProfileRanking = field(init=False)
     listings: ListingSource = field(init=False)
     fulltext: FullTextReader = field(init=False)
     judge: Judge = field(init=False)
@@ -88,6 +134,7 @@ class Services:
     def __post_init__(self) -> None:
         """The one place each part's strategy is chosen (the table above)."""
         arxiv, http, llm = self.arxiv, self.http, self.llm
+        self.ranking = ProfileRanking(self.embedder)
         self.listings = (
             ArxivListings(http, arxiv.rss, arxiv.api, arxiv.list_page)
             if http

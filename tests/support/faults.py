@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 Handler = Callable[[socket.socket, bytes], None]
 
@@ -195,6 +196,21 @@ def without_network(command: list[str], *, loopback: bool = True) -> list[str]:
     unshare = require_namespaces()
     script = ("ip link set lo up 2>/dev/null; " if loopback else "") + 'exec "$@"'
     return [unshare, "-rn", "sh", "-c", script, "sh", *command]
+
+
+def offline_but_looking_online(command: list[str], resolv_conf: Path) -> list[str]:
+    """``command`` in network and mount namespaces of its own that look online to it: an
+    address (TEST-NET-1) and a default route on loopback, and ``resolv_conf`` (naming a
+    resolver on 127.0.0.1, where nothing answers) over /etc/resolv.conf. A program that
+    would phone home then really tries (glibc sends no query from a namespace with no
+    address but loopback's), and every packet it sends stays on the namespace's loopback."""
+    unshare = require_namespaces()
+    script = (
+        'mount --bind "$0" /etc/resolv.conf && ip link set lo up'
+        " && ip addr add 192.0.2.1/24 dev lo && ip route add default dev lo"
+        ' && exec "$@"'
+    )
+    return [unshare, "-rnm", "sh", "-c", script, str(resolv_conf), *command]
 
 
 def pdf_bomb(inflated: int) -> bytes:

@@ -13,6 +13,7 @@ from paperbrief.cli import (
     demo,
     feedback,
     judging,
+    logs,
     profile_cmd,
     publishing,
     ranking,
@@ -21,9 +22,10 @@ from paperbrief.cli import (
     verifying,
 )
 from paperbrief.cli.common import PaperbriefGroup, configure_output
+from paperbrief.errors import exit_code_help
 
 
-@click.group(cls=PaperbriefGroup)
+@click.group(cls=PaperbriefGroup, epilog=exit_code_help())
 @click.version_option(__version__, "-V", "--version")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors on stderr.")
 @click.option("-v", "--verbose", count=True, help="Also log each HTTP request and debug detail.")
@@ -50,6 +52,7 @@ for _module in (
     search,
     verifying,
     publishing,
+    logs,
 ):
     for _command in _module.COMMANDS:
         cli.add_command(_command)

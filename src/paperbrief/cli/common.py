@@ -19,7 +19,8 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from paperbrief.environment import DEBUG_ENV, PROFILE_ENV
+from paperbrief.cli.redaction import Redaction
+from paperbrief.environment import DEBUG_ENV, PROFILE_ENV, secret_values
 from paperbrief.errors import EmptyDay, PaperbriefError
 from paperbrief.files import os_error
 from paperbrief.profile import Profile, home_dir, load_profile
@@ -50,6 +51,7 @@ class LogConsole(Console):
     def __init__(self) -> None:
         super().__init__(stderr=True)
         self.verbosity = NORMAL
+        self.redaction = Redaction()  # no secret, no reader's address in any line
 
     def configure(self, verbosity: int) -> None:
         self.verbosity = verbosity
@@ -67,6 +69,7 @@ class LogConsole(Console):
     def print(self, *objects: Any, important: bool = False, **options: Any) -> None:  # type: ignore[override]
         if self.verbosity <= QUIET and not important:
             return
+        objects = tuple(self.redaction.apply(o) if isinstance(o, str) else o for o in objects)
         if self.is_terminal:
             super().print(*objects, **options)
             return
@@ -269,7 +272,10 @@ def resolve_profile_path(path: Path | None) -> Path:
 
 
 def get_profile(path: Path | None) -> Profile:
-    return load_profile(resolve_profile_path(path))
+    """The profile; from now on the secrets it names are hidden from every log line."""
+    profile = load_profile(resolve_profile_path(path))
+    console.redaction.hide(secret_values(profile))
+    return profile
 
 
 def get_store(*, reading: bool = False) -> Store:

@@ -25,7 +25,7 @@ from paperbrief.cli.common import (
     stopping,
     terminal_text,
 )
-from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay
+from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay, exit_code_help
 from paperbrief.labels import stars_text
 from paperbrief.models import Fallback
 from paperbrief.pipeline import (
@@ -38,7 +38,6 @@ from paperbrief.pipeline import (
 )
 from paperbrief.profile import Profile
 from paperbrief.services import Services, Stop
-from paperbrief.text import shorten
 
 T = TypeVar("T")
 
@@ -112,7 +111,7 @@ def fallback_lines(fallbacks: Sequence[Fallback]) -> list[str]:
     lines = []
     for (part, reason), items in grouped.items():
         papers = ", ".join(item.paper_id for item in items if item.paper_id)
-        lines.append(f"{part} {papers}".strip() + f" ({reason}): {shorten(items[0].detail, 200)}")
+        lines.append(f"{part} {papers}".strip() + f" ({reason}): {items[0].detail}")
     return lines
 
 
@@ -163,7 +162,9 @@ def report_run(result: RunResult) -> None:
         raise SystemExit(EXIT_FALLBACKS)
 
 
-@click.command(short_help="Run the day: fetch, rank, read, write, publish.")
+@click.command(
+    short_help="Run the day: fetch, rank, read, write, publish.", epilog=exit_code_help()
+)
 @date_option
 @listing_option
 @profile_option

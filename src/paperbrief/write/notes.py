@@ -73,7 +73,11 @@ def fallback_notes(fallbacks: Sequence[Fallback], language: str) -> tuple[str, .
     labels = labels_for(language)
     notes: list[str] = []
     for fallback in fallbacks:
-        if fallback.part == "ranking":
+        if fallback.part == "embedding":
+            notes.append(
+                labels.fallback_embedding.format(reason=labels.fallback_reason(fallback.reason))
+            )
+        elif fallback.part == "ranking":
             notes.append(
                 labels.fallback_ranking.format(reason=labels.fallback_reason(fallback.reason))
             )
