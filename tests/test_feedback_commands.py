@@ -160,3 +160,7 @@ def test_feedback_belongs_to_the_profile_it_was_given_for(isolated_home, tmp_pat
         assert {e.paper_id for e in store.feedback.of("bob").events()} == {"2604.18525"}
     listed = json.loads(invoke("feedback", "list", "--json", "--profile", str(bob)).stdout)
     assert [row["paper_id"] for row in listed] == ["2604.18525"]
+    # Without a profile file the whole home is listed (the Actions recipe lists it so);
+    # `--all`, from before every signal was listed, still runs.
+    everything = json.loads(invoke("feedback", "list", "--all", "--json").stdout)
+    assert {row["paper_id"] for row in everything} == {"2604.21917", "2604.18525"}

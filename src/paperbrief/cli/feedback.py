@@ -230,7 +230,7 @@ class Reader:
     zone: tzinfo
 
     def said(self) -> str:
-        return f" — profile {say(self.key)}" if self.key else ""
+        return f" — profile {say(self.key)}" if self.key else " — every profile"
 
 
 def _reader(profile_path: Path | None) -> Reader:
@@ -301,19 +301,25 @@ def fold_repeats(events: Sequence[FeedbackEvent]) -> list[tuple[FeedbackEvent, i
 @feedback.command("list", short_help="Every signal, newest first, with titles.")
 @click.option("--limit", default=50, show_default=True, help="How many, newest first.")
 @click.option("--given", is_flag=True, help="Only the signals you gave (CLI and web UI).")
+# Everything is listed now; `--all` (which once added imported and pipeline signals) is kept
+# so that scripts written for it still run.
+@click.option("--all", "_everything", is_flag=True, hidden=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (stable keys).")
 @profile_option
-def feedback_list(limit: int, given: bool, as_json: bool, profile_path: Path | None) -> None:
+def feedback_list(
+    limit: int, given: bool, _everything: bool, as_json: bool, profile_path: Path | None
+) -> None:
     """List every signal of the profile, newest first: given in the CLI or the web UI,
     imported (liked papers, picks) and the pipeline's, with titles, in the profile's time
-    zone. Repeats are shown once with their count.
+    zone (without a profile file: every profile's, in this machine's). Repeats are shown
+    once with their count.
 
     --json prints [{"id", "paper_id", "signal", "note", "source", "created_at",
     "local_time", "title", "profile", "repeats"}].
     """
     reader = _reader(profile_path)
     with get_store(reading=True) as store:
-        log = store.feedback.of(reader.key)
+        log = store.feedback.of(reader.key) if reader.key else store.feedback  # no profile: all
         events = log.recent(limit, READER_SOURCES if given else ())
         known = store.listings.papers(e.paper_id for e in events)
     rows = [
@@ -362,7 +368,7 @@ def feedback_undo(event_id: int | None, profile_path: Path | None) -> None:
     """Remove your last signal (CLI or web UI), or the one with EVENT_ID (see `list`)."""
     reader = _reader(profile_path)
     with get_store() as store:
-        log = store.feedback.of(reader.key)
+        log = store.feedback.of(reader.key) if reader.key else store.feedback  # no profile: all
         if event_id is None:
             latest = log.recent(1, READER_SOURCES)
             if not latest:
