@@ -11,11 +11,13 @@ from tests.support.openai_server import Reply
 
 
 def kind_of(body: dict[str, Any]) -> str:
-    """judge | day | writer: what a request asks for."""
+    """judge | addresses | day | writer: what a request asks for."""
     users = [m["content"] for m in body.get("messages", []) if m.get("role") == "user"]
     user = users[0] if users else ""
     if user.startswith("Rate these"):
         return "judge"
+    if user.startswith("<paper>\nTitle: "):
+        return "addresses"  # which sentences of a risen paper speak to the model
     if "<picks>" in user:
         return "day"
     return "writer"
@@ -72,6 +74,8 @@ def whole_run(body: dict[str, Any]) -> Reply:
     kind = kind_of(body)
     if kind == "judge":
         return Reply(content=judge_answer(body))
+    if kind == "addresses":
+        return Reply(content=json.dumps({"sentences": []}))
     if kind == "day":
         return Reply(content=day_answer(body))
     return Reply(content=read_answer())

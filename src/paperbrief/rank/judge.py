@@ -11,9 +11,13 @@ Paper text is data, and one paper's text cannot move another paper:
 * by default (``judge_batch_size = 1``) each paper is judged in its own request, so text
   injected into one abstract never reaches the request about another. The fixed rubric
   comes first and is the same in every request: providers cache that shared prefix;
-* with larger batches, a batch in which a verdict moves a paper ``JUMP`` or more stars
-  away from its cheap rating (up or down) is suspect: each of its papers is judged again
-  alone, and those verdicts stand;
+* with larger batches, a paper whose batch verdict moves it at all from its cheap rating
+  (up or down, by one star too) is judged again alone, and that verdict stands;
+* a paper can still talk the model into rating *itself*: one rated ``JUMP`` or more stars
+  above its cheap standing is judged again without the sentences that could address its
+  reader (a wide net of patterns, and what the model quotes when asked which sentences
+  speak to it: ``_check_steering``); if its rating falls by ``JUMP`` or more, it rested on
+  them, and the paper is flagged;
 * papers whose text instructs the model (``rank.injection``) are not sent at all; a paper
   the judge says instructs it is flagged too. Flagged papers get one star and are never
   picked (``rank.flags``);
@@ -35,7 +39,7 @@ broken store or output folder (``errors.FATAL``) stops the day.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -45,11 +49,17 @@ from pydantic import BaseModel, Field, ValidationError
 
 from paperbrief import prompts
 from paperbrief.errors import FATAL, PaperbriefError
+from paperbrief.labels import labels_for
 from paperbrief.llm import CompletesJSON, StructuredLLM
 from paperbrief.models import Fallback, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.rank import flags
-from paperbrief.rank.injection import flagged_papers
+from paperbrief.rank.injection import (
+    flagged_papers,
+    quoted_spans,
+    reader_addresses,
+    without_addresses,
+)
 from paperbrief.records import Verdict
 from paperbrief.text import shorten
 
@@ -81,6 +91,9 @@ class JudgeResult:
     batches: int = 0  # requests sent (confirmations included)
     failed_batches: int = 0
     confirmations: int = 0  # batch verdicts re-judged alone
+    address_checks: int = 0  # risen papers the model was asked which sentences address it
+    steering_checks: int = 0  # papers re-judged without the sentences addressing a reader
+    steered: list[str] = field(default_factory=list)  # ... whose rating rested on them
     errors: list[Exception] = field(default_factory=list)  # of the failed requests
 
 
@@ -189,25 +202,95 @@ def judge_ranking(
         batches.append((batch, [f"P{i + 1:02d}" for i in range(len(batch))]))
     result.verdicts = run(batches)
     if size > 1:
-        # A large move may have been written by another paper of the batch: every paper
-        # of a suspect batch is judged again alone, and that verdict stands.
-        suspect = [
-            s
-            for batch, _ in batches
-            if any(_moved(s, result.verdicts) for s in batch)
-            for s in batch
-        ]
-        for scored in suspect:
+        # Another paper of the batch may have written any move, of one star too: every
+        # paper whose batch verdict differs from its cheap stars is judged again alone, and
+        # that verdict stands (a paper the batch left where it was was not moved).
+        moved = [s for batch, _ in batches for s in batch if _moved(s, result.verdicts, 1)]
+        for scored in moved:
             result.verdicts.pop(scored.paper.id, None)
-        result.confirmations = len(suspect)
-        result.verdicts.update(run([([s], ["P01"]) for s in suspect]))
+        result.confirmations = len(moved)
+        result.verdicts.update(run([([s], ["P01"]) for s in moved]))
+    _check_steering(head, result, run, client, profile.language, max_workers)
     result.ranking = apply_verdicts(ranking, result.verdicts, profile)
     return result
 
 
-def _moved(scored: ScoredPaper, verdicts: Mapping[str, Verdict]) -> bool:
+def _moved(scored: ScoredPaper, verdicts: Mapping[str, Verdict], by: int = JUMP) -> bool:
     verdict = verdicts.get(scored.paper.id)
-    return verdict is not None and abs(verdict.stars - scored.stars) >= JUMP
+    return verdict is not None and abs(verdict.stars - scored.stars) >= by
+
+
+class AddressAnswer(BaseModel):
+    sentences: list[str] = Field(default_factory=list, max_length=6)
+
+
+def _check_steering(
+    head: Sequence[ScoredPaper],
+    result: JudgeResult,
+    run: Callable[[list[Batch]], dict[str, Verdict]],
+    client: CompletesJSON,
+    language: str,
+    max_workers: int,
+) -> None:
+    """Judge the effect of a paper's own text. A paper rated ``JUMP`` or more stars above
+    its cheap standing is judged again without the sentences that could address its
+    reader: the wide net of ``injection.reader_addresses``, and the sentences the model,
+    asked a different question (``prompts/reader_addresses.md``: which sentences speak to
+    whoever rates this?), quotes from it — kept only when they are really in the text.
+    When its rating then falls by ``JUMP`` or more, it rested on words to the model: the
+    paper is flagged (one star, never picked) and its reason says which sentence and what
+    it was worth. Whatever the model quotes, the effect decides: a quoted sentence the
+    rating does not rest on changes nothing."""
+    risen = [
+        s
+        for s in head
+        if (verdict := result.verdicts.get(s.paper.id)) is not None
+        and not verdict.instructions
+        and verdict.stars - s.stars >= JUMP
+    ]
+    if not risen:
+        return
+    system = prompts.load("reader_addresses").substitute()
+
+    def quoted(scored: ScoredPaper) -> list[str]:
+        block = (
+            f"<paper>\nTitle: {_untrusted(scored.paper.title)}\n"
+            f"Abstract: {_untrusted(scored.paper.abstract)}\n</paper>"
+        )
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": block}]
+        answer = client.complete_json("judge", messages, AddressAnswer, max_tokens=400)
+        return quoted_spans(scored.paper, answer.sentences)
+
+    spans: dict[str, list[str]] = {}
+    with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
+        futures = [(s, pool.submit(quoted, s)) for s in risen]
+        for scored, future in futures:
+            result.address_checks += 1
+            try:
+                spans[scored.paper.id] = future.result()
+            except (PaperbriefError, ValidationError) as error:
+                result.errors.append(error)  # the wide net alone, for this paper
+                spans[scored.paper.id] = []
+    stripped = {
+        s.paper.id: (paper, [*reader_addresses(s.paper), *spans[s.paper.id]])
+        for s in risen
+        if (paper := without_addresses(s.paper, spans[s.paper.id])) is not None
+    }
+    if not stripped:
+        return
+    by_id = {s.paper.id: s for s in risen}
+    again = run([([replace(by_id[i], paper=p)], ["P01"]) for i, (p, _) in stripped.items()])
+    result.steering_checks = len(stripped)
+    for paper_id, verdict in again.items():
+        before = result.verdicts[paper_id]
+        if before.stars - verdict.stars < JUMP:
+            continue  # its rating does not rest on those sentences: the verdict stands
+        sentence = shorten(stripped[paper_id][1][0], 200)
+        note = labels_for(language).rank_steered.format(before=before.stars, after=verdict.stars)
+        result.verdicts[paper_id] = replace(
+            verdict, instructions=True, reason=f"{note}“{sentence}”"
+        )
+        result.steered.append(paper_id)
 
 
 # How much a must-read flag and the cheap score count next to the judge's stars.
