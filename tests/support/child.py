@@ -169,6 +169,13 @@ class ChildRun:
         assert self._process is not None
         return self._process.exitcode
 
+    def send_signal(self, number: int) -> None:
+        """A real signal to the run's process (SIGTERM, SIGINT, SIGKILL)."""
+        if self._popen is not None:
+            self._popen.send_signal(number)
+        else:
+            os.kill(self.pid, number)
+
     def poll(self) -> int | None:
         if self._popen is not None:
             return self._popen.poll()
