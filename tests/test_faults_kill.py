@@ -266,3 +266,83 @@ def test_two_runs_of_the_same_day_at_once_deliver_once_and_pay_once(world):
     assert first.returncode == 0, first_err
     assert len(hook.posts) == 1 and all(len(inbox.to(r)) == 1 for r in RECIPIENTS)
     assert max(_asked(llm).values()) == 1
+
+
+def _wait_for(condition, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(("number", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_during_judge_calls_stops_the_run_within_seconds_and_the_rerun_resumes(
+    world, number, code
+):
+    """issue 21: Ctrl-C during judge calls had not ended the run 60 s later, SIGTERM (what
+    `systemctl stop` and `docker stop` send) killed it with no handler, and the record said
+    `running` forever. Now the calls in flight are abandoned (the endpoint holds each answer
+    for 30 s), the run says `interrupted`, and the rerun finishes, paying each answer once."""
+    day, llm, hook, inbox = world
+    llm.delay = 30.0
+    child = day.start()
+    _wait_for(lambda: llm.request_count >= 2)  # judge calls in flight, answers held
+    stopped = time.monotonic()
+    child.send_signal(number)
+    out, err = child.communicate(timeout=30)
+    took = time.monotonic() - stopped
+    print(f"\n{signal.Signals(number).name}: the run stopped in {took:.2f} s")
+    assert child.returncode == code, err
+    assert took < 8, f"the run took {took:.1f} s to stop"  # each answer was 30 s away
+    assert "interrupted" in err and "Traceback" not in err
+    asked_before = llm.request_count
+    with open_store(day.home / "paperbrief.db") as store:
+        (run,) = store.runs.all()
+        assert run.status == "interrupted" and run.detail == signal.Signals(number).name
+        assert not [c for c in store.llm.calls() if c.outcome.startswith("ok")]
+        assert store.digests.entries() == []
+    assert len(hook.posts) == 0  # nothing was delivered
+    llm.delay = 0.0
+    rerun, out, err = day.run()
+    assert rerun == 0, err
+    assert Path(_result(out)["files"]["markdown"]).exists()
+    with open_store(day.home / "paperbrief.db") as store:
+        assert [r.status for r in store.runs.all()] == ["interrupted", "ok"]
+        paid = Counter(c.cache_key for c in store.llm.calls() if c.outcome.startswith("ok"))
+    assert paid and max(paid.values()) == 1  # every answer charged once
+    # an abandoned question is asked again, once; nothing is asked a third time
+    assert max(_asked(llm).values()) <= 2 and asked_before <= 4  # the client's concurrency
+    assert len(hook.posts) == 1 and all(len(inbox.to(r)) == 1 for r in RECIPIENTS)
+
+
+def test_a_run_killed_9_is_recognised_as_dead_by_the_next_run(world):
+    day, _, _, _ = world
+    day.kill_at("ranking")
+    with open_store(day.home / "paperbrief.db") as store:
+        (run,) = store.runs.all()
+        assert run.status == "running" and run.pid is not None  # nothing could record it
+    code, out, err = day.run()
+    assert code == 0, err
+    notes = _result(out)["notes"]
+    assert any("died without finishing" in note for note in notes), notes
+    with open_store(day.home / "paperbrief.db") as store:
+        dead, ok = store.runs.all()
+    assert dead.status == "dead" and "kill -9" in (dead.detail or "")
+    assert ok.status == "ok"
+
+
+def test_a_running_record_of_a_live_run_is_not_called_dead(world):
+    day, llm, _, _ = world
+    llm.delay = 1.0
+    first = day.start()
+    assert first.stdout is not None
+    for line in first.stdout:
+        if line.startswith("stage: ranking"):
+            break
+    code, out, err = day.run()  # a second run while the first holds the day
+    assert code == EXIT_BUSY, err
+    with open_store(day.home / "paperbrief.db") as store:
+        statuses = [run.status for run in store.runs.all()]
+    assert statuses[0] == "running" and "dead" not in statuses
+    first.communicate(timeout=240)
+    assert first.returncode == 0

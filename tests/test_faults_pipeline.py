@@ -124,6 +124,8 @@ def test_budget_spent_mid_writing_leaves_later_picks_with_the_offline_brief(
             return Reply(content=judge_answer(body), prompt_tokens=1, completion_tokens=1)
         if kind == "day":
             return Reply(content=day_answer(body), prompt_tokens=1, completion_tokens=1)
+        if kind == "addresses":
+            return Reply(content=whole_run(body).content, prompt_tokens=1, completion_tokens=1)
         return Reply(content=read_answer(), prompt_tokens=100_000, completion_tokens=1)
 
     profile = _profile(concurrency=1, daily_token_budget=150_000, daily_cost_budget=0)

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import paperbrief
 from paperbrief.rank.embed import DEFAULT_MODEL
 from paperbrief.rank.text import paper_text, text_hash
 from paperbrief.sources import load_snapshot
@@ -36,6 +37,19 @@ TRACED = ",".join(
 )
 WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC")
 PATH_ARGUMENT = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _bytecode_of_the_code(path: str) -> bool:
+    """A ``.pyc`` (or its temporary file) in a ``__pycache__`` beside paperbrief's own
+    modules: the interpreter compiling a module that nothing imported before (the CLI loads
+    a command's module only when it runs), not a file paperbrief writes."""
+    package = Path(paperbrief.__file__).parent
+    candidate = Path(path)
+    return (
+        candidate.parent.name == "__pycache__"
+        and ".pyc" in candidate.name
+        and candidate.parent.parent.is_relative_to(package)
+    )
 
 
 def traced(
@@ -89,6 +103,8 @@ def traced(
         for path in PATH_ARGUMENT.findall(call.split(")", 1)[0] + ")"):
             if not os.path.isabs(path):
                 path = str(home / path)
+            if _bytecode_of_the_code(path):
+                continue  # Python's cache of the code it runs (an installed wheel has it)
             if not any(path == root or path.startswith(root.rstrip("/") + "/") for root in allowed):
                 writes.append(call)
     lookups = [

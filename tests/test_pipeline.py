@@ -94,7 +94,7 @@ def test_crash_half_way_then_resume_keeps_what_was_done(tmp_path: Path, pipeline
         resumed = _run(store, tmp_path, pipeline_vectors)
         assert [p.paper.id for p in resumed.picks] == picks
         assert resumed.files["markdown"].exists()
-        assert [run.status for run in store.runs.all()] == ["crashed", "ok"]
+        assert [run.status for run in store.runs.all()] == ["interrupted", "ok"]
 
 
 def test_day_with_nothing_in_the_profiles_categories_is_empty(tmp_path: Path, pipeline_vectors):
@@ -272,6 +272,8 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(
             return Reply(content=screen_answer(body))
         if kind_of(body) == "judge":
             return judge(user)
+        if user.startswith("<paper>\nTitle: "):  # which sentences address the model: none
+            return Reply(content='{"sentences": []}')
         if "<picks>" in user:
             names = [f"P{n}" for n in range(1, user.count("<pick ") + 1)]
             day = {
@@ -304,10 +306,11 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(
         result = run_day(store, profile, options, services, today=date(2026, 5, 23))
         first_requests = server.request_count
         # The 36 papers are screened (25 to a request), then every one is read (the budget
-        # reaches them all), and each pick is read deeply, then the day's synthesis.
+        # reaches them all), the question about the sentences of each paper that rose two
+        # stars or more above its cheap stars, each pick read deeply, the day's synthesis.
         batches = 2 + 36
-        # judge batches + one deep read per pick + the day's synthesis
-        assert first_requests == batches + len(result.picks) + 1
+        asked = [r for r in server.requests if kind_of(r) == "addresses"]
+        assert first_requests == batches + len(asked) + len(result.picks) + 1
         assert result.picks[0].paper.title == promoted[0]  # the judge re-ordered the head
         assert result.picks[0].stars == 5
         forced = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", force=True)

@@ -134,3 +134,10 @@ def test_commented_llm_and_delivery_examples_in_the_template_validate():
     assert profile.llm.model == "deepseek-chat"
     assert profile.delivery.email.security == "ssl"
     assert profile.delivery.webhooks[0].kind == "feishu"
+
+
+def test_the_profile_names_exactly_the_embedding_models_run_can_load():
+    from paperbrief.profile import EMBEDDING_MODELS
+    from paperbrief.rank.embed import MODELS
+
+    assert set(EMBEDDING_MODELS) == set(MODELS)

@@ -80,6 +80,8 @@ def replayed(tmp_path_factory):
             by_title[title] = {"key": "P01", **record}
 
     def route(body: dict) -> str:
+        if body["messages"][-1]["content"].startswith("<paper>\n"):
+            return json.dumps({"sentences": []})  # the steering check's question: no quotes
         title = TITLE_RE.search(body["messages"][-1]["content"])
         assert title is not None, "one paper per request"
         return json.dumps({"papers": [by_title[" ".join(title.group(1).split())]]})
@@ -102,7 +104,10 @@ def test_every_recorded_answer_is_accepted_through_the_endpoint(replayed):
     for day, result in results.items():
         assert not result.errors, result.errors[:1]
         assert set(result.verdicts) == {p.id for p in days[day]}  # all 50 read in full
-        assert result.tokens.judge_requests == 50 and result.tokens.screen_requests == 0
+        # 50 readings, and those of the papers that rose above their cheap stars read again
+        # without the sentences that could address the model: honest papers keep their stars
+        assert result.tokens.judge_requests == 50 + result.steering_checks
+        assert result.tokens.screen_requests == 0 and result.steered == []
         for paper_id, verdict in result.verdicts.items():
             assert verdict == recorded.verdicts[day][paper_id]
     named = [v.line for r in results.values() for v in r.verdicts.values() if v.line]

@@ -117,8 +117,11 @@ class Run:
     fingerprint: str | None
     started_at: str
     finished_at: str | None
-    status: str  # running | ok | reused | failed | crashed
+    status: str  # running | ok | reused | failed | crashed | interrupted | dead
     detail: str | None
+    profile: str | None = None
+    pid: int | None = None
+    host: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,8 @@ class FeedbackEvent:
     source: str  # cli | web | import:<file> | eval-replay
     created_at: str  # ISO timestamp
     id: int = 0  # the store's row id (what `feedback undo ID` names)
+    profile: str = ""  # the reader it was given for ('' = every profile of the home)
+    title: str = ""  # the paper's title as the signal's source knew it (an import)
 
 
 @dataclass

@@ -41,24 +41,26 @@ from paperbrief.llm import LLMClient
 from paperbrief.models import Fallback, Paper, ScoredPaper
 from paperbrief.profile import LLMSettings, Profile
 from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, EmbeddingModelError, TextEncoder
+from paperbrief.rank.feedback import FeedbackLog
 from paperbrief.rank.judge import Judge, LLMJudge, NoJudge
 from paperbrief.rank.reader import DayReader, ReaderArchive, cold_reader
 from paperbrief.rank.scorers import EmbeddingScorer, default_scorers
 from paperbrief.sources import ArxivListings, ListingSource, OfflineListings
 from paperbrief.store import Store
 from paperbrief.text import arxiv as arxiv_site
-from paperbrief.transport import Deadline
+from paperbrief.transport import Deadline, Stop
 from paperbrief.write import LLMWriter, OfflineWriter, Writer
 
 RESERVE_SHARE = 0.1  # of the run's deadline, kept for the fallbacks and publishing
 MAX_RESERVE_SECONDS = 120.0
 
 
-def network_deadline(minutes: float) -> Deadline:
-    """When a run with a deadline of ``minutes`` stops starting network work."""
+def network_deadline(minutes: float, stop: Stop | None = None) -> Deadline:
+    """When a run with a deadline of ``minutes`` stops starting network work (or, with a
+    ``stop``, the moment the run is told to stop, if that comes first)."""
     total = minutes * 60
     reserve = min(total * RESERVE_SHARE, MAX_RESERVE_SECONDS)
-    return Deadline.after(total - reserve, f"the run's deadline ({minutes:g} min)")
+    return Deadline.after(total - reserve, f"the run's deadline ({minutes:g} min)", stop)
 
 
 @dataclass(frozen=True)
@@ -95,11 +97,20 @@ class ProfileRanking:
 
     embedder: Embedder
 
-    def reader(self, archive: ReaderArchive, profile: Profile, today: date) -> DayReader:
-        """The reader of ``today``; without the embedding model, the reader with no
-        feedback counted (``rank`` then falls back too, and says so)."""
+    def reader(
+        self,
+        archive: ReaderArchive,
+        profile: Profile,
+        today: date,
+        log: FeedbackLog | None = None,
+        before: str | None = None,
+    ) -> DayReader:
+        """The reader of ``today`` from ``log`` (one reader's feedback; None: the archive's
+        whole feedback), counting only what was given before ``before`` when it is set (a
+        replay of a past day); without the embedding model, the reader with no feedback
+        counted (``rank`` then falls back too, and says so)."""
         try:
-            return rank.reader_of_day(archive, self.embedder, profile, today)
+            return rank.reader_of_day(archive, self.embedder, profile, today, before, log)
         except EmbeddingModelError:
             return cold_reader(archive.listings, self.embedder, profile, today)
 
@@ -163,6 +174,7 @@ class Services:
         encoder: TextEncoder | None = None,
         environ: Mapping[str, str] | None = None,
         llm_settings: LLMSettings | None = None,
+        stop: Stop | None = None,
     ) -> Services:
         """The services of one run.
 
@@ -171,12 +183,13 @@ class Services:
         ``encoder`` is an already loaded embedding model to share (default: load on use);
         without a profile (e.g. `paperbrief read`) the default model, no run deadline, and an
         LLM only when ``llm_settings`` are given (`profile init --from`, before there is a
-        profile).
+        profile). ``stop`` (set by the CLI's SIGINT/SIGTERM handler) ends the run's deadline
+        at once: no request starts after it and those in flight are abandoned.
         """
         env = os.environ if environ is None else environ
         model = profile.rank.embedding_model if profile is not None else DEFAULT_MODEL
         embedder = Embedder(cache=store.embeddings, model_name=model, encoder=encoder)
-        deadline = network_deadline(profile.run.deadline_minutes) if profile else None
+        deadline = network_deadline(profile.run.deadline_minutes, stop) if profile else None
         settings = profile.llm if profile is not None else llm_settings
         client: LLMClient | None = None
         if not offline and settings is not None and llm_configured(settings, env):

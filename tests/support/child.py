@@ -10,7 +10,8 @@ The data home is $PAPERBRIEF_HOME, as for the CLI. The child does what `paperbri
 does — the same profile loading, services, pipeline, error reporting and exit codes — with
 one difference: the arXiv endpoints come from the spec (the CLI always talks to arxiv.org),
 and each stage is printed as ``stage: <message>`` (flushed), so the parent can kill the
-child at a stage of its choosing.
+child at a stage of its choosing. SIGINT and SIGTERM stop it as they stop `paperbrief run`
+(``cli.common.stopping``, the same ``Stop`` given to the services).
 
 ``ChildRun`` starts the same run as a fork of one warm process (multiprocessing's fork
 server, which has imported this module and so paperbrief's pipeline once per session): its
@@ -33,18 +34,17 @@ from datetime import date
 from pathlib import Path
 from typing import TypeVar
 
-from paperbrief.cli.common import fail, get_store, unexpected
+from paperbrief.cli.common import get_store, mapped_errors, stopping
 from paperbrief.errors import (
     EXIT_DELIVERY_FAILED,
     EXIT_FALLBACKS,
     EmptyDay,
-    PaperbriefError,
 )
 from paperbrief.http import PoliteClient
 from paperbrief.pipeline import RunOptions, run_day
 from paperbrief.profile import load_profile
 from paperbrief.retry import RetryPolicy
-from paperbrief.services import ArxivEndpoints, Services, network_deadline
+from paperbrief.services import ArxivEndpoints, Services, Stop, network_deadline
 
 T = TypeVar("T")
 
@@ -64,15 +64,18 @@ def main(spec_path: str) -> int:
     profile = load_profile(Path(spec["profile"]))
     today = date.fromisoformat(spec.get("today", "2026-05-23"))
     options = RunOptions(listing_file=Path(spec["listing"]), out_dir=Path(spec["out"]))
-    with get_store() as store:
+    stop = Stop()
+    with stopping(stop), get_store() as store:
         arxiv = ArxivEndpoints(**spec["arxiv"]) if spec.get("arxiv") else None
         http = None
         if arxiv is not None:
-            deadline = network_deadline(profile.run.deadline_minutes)
+            deadline = network_deadline(profile.run.deadline_minutes, stop)
             http = PoliteClient(
                 delay_seconds=0, retry=RetryPolicy(max_retries=0), deadline=deadline
             )
-        services = Services.build(profile, store, offline=False, day=today, arxiv=arxiv, http=http)
+        services = Services.build(
+            profile, store, offline=False, day=today, arxiv=arxiv, http=http, stop=stop
+        )
         with services:
             result = run_day(
                 store, profile, options, services, today=today, reporter=StagePrinter()
@@ -84,6 +87,7 @@ def main(spec_path: str) -> int:
         "files": {kind: str(path) for kind, path in result.files.items()},
         "fallbacks": [[f.part, f.reason, f.paper_id] for f in result.fallbacks],
         "deliveries": [[d.channel, d.status, d.detail] for d in result.deliveries],
+        "notes": list(result.notes),
     }
     print("result: " + json.dumps(summary, ensure_ascii=False), flush=True)
     if result.failed_channels:
@@ -92,16 +96,14 @@ def main(spec_path: str) -> int:
 
 
 def run(spec_path: str) -> int:
-    """The child's whole run, with the CLI's error reporting: its exit code."""
-    try:
-        return main(spec_path)
-    except EmptyDay as empty:
-        print(f"empty: {empty.message}", flush=True)
-        return empty.exit_code
-    except PaperbriefError as error:
-        fail(error)
-    except Exception as error:
-        fail(unexpected(error))
+    """The child's whole run, with the CLI's error reporting: its exit code (as the CLI:
+    one line per error, 130/143 when interrupted)."""
+    with mapped_errors():
+        try:
+            return main(spec_path)
+        except EmptyDay as empty:
+            print(f"empty: {empty.message}", flush=True)
+            return empty.exit_code
 
 
 _FORKS = multiprocessing.get_context("forkserver")
@@ -166,6 +168,13 @@ class ChildRun:
             return self._popen.returncode
         assert self._process is not None
         return self._process.exitcode
+
+    def send_signal(self, number: int) -> None:
+        """A real signal to the run's process (SIGTERM, SIGINT, SIGKILL)."""
+        if self._popen is not None:
+            self._popen.send_signal(number)
+        else:
+            os.kill(self.pid, number)
 
     def poll(self) -> int | None:
         if self._popen is not None:

@@ -12,13 +12,15 @@ from tests.support.openai_server import Reply
 
 
 def kind_of(body: dict[str, Any]) -> str:
-    """screen | judge | day | writer: what a request asks for."""
+    """screen | judge | addresses | day | writer: what a request asks for."""
     users = [m["content"] for m in body.get("messages", []) if m.get("role") == "user"]
     user = users[0] if users else ""
     if user.startswith("Screen these"):
         return "screen"
     if user.startswith("Rate th"):
         return "judge"
+    if user.startswith("<paper>\nTitle: "):
+        return "addresses"  # which sentences of a risen paper speak to the model
     if "<picks>" in user:
         return "day"
     return "writer"
@@ -85,6 +87,8 @@ def whole_run(body: dict[str, Any]) -> Reply:
         return Reply(content=screen_answer(body))
     if kind == "judge":
         return Reply(content=judge_answer(body))
+    if kind == "addresses":
+        return Reply(content=json.dumps({"sentences": []}))
     if kind == "day":
         return Reply(content=day_answer(body))
     return Reply(content=read_answer())

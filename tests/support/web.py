@@ -85,9 +85,23 @@ def free_port() -> int:
 class RunningServer:
     """uvicorn serving ``create_app`` on 127.0.0.1 in a thread."""
 
-    def __init__(self, store_path: Path, profile_path: Path, token: str | None = None) -> None:
+    def __init__(
+        self,
+        store_path: Path,
+        profile_path: Path,
+        token: str | None = None,
+        *,
+        secure_cookies: bool = False,
+        token_source: str = "",
+    ) -> None:
         self.port = free_port()
-        app = create_app(store_path, profile_path, token=token)
+        app = create_app(
+            store_path,
+            profile_path,
+            token=token,
+            secure_cookies=secure_cookies,
+            token_source=token_source,
+        )
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

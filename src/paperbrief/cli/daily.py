@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -19,9 +18,11 @@ from paperbrief.cli.common import (
     console,
     get_profile,
     get_store,
+    json_text,
     profile_option,
     report_empty,
     say,
+    stopping,
     terminal_text,
 )
 from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay, exit_code_help
@@ -36,7 +37,7 @@ from paperbrief.pipeline import (
     run_day,
 )
 from paperbrief.profile import Profile
-from paperbrief.services import Services
+from paperbrief.services import Services, Stop
 
 T = TypeVar("T")
 
@@ -136,7 +137,7 @@ def report_run(result: RunResult) -> None:
     for kind, path in result.files.items():
         click.echo(terminal_text(f"{kind}: {path}"))
     for outcome in result.deliveries:
-        style = "green" if outcome.ok else ("yellow" if outcome.status == "unknown" else "red")
+        style = "green" if outcome.ok else ("red" if outcome.status == "failed" else "yellow")
         day = f"{outcome.digest_date} " if outcome.digest_date != result.digest_date else ""
         console.print(
             f"  [{style}]{say(day + outcome.channel)}[/]: {outcome.status} {say(outcome.detail)}",
@@ -189,7 +190,9 @@ def run(
     Without --listing it fetches the listing that today's digest covers from arXiv. A rerun
     of the same day reuses what is stored and publishes nothing twice. A part that fails
     (LLM endpoint down, no network, budget spent, the [run] deadline) falls back to the
-    offline writer; the digest says which part and why, and the exit code is 8.
+    offline writer; the digest says which part and why, and the exit code is 8. Ctrl-C or
+    SIGTERM stops it within seconds (exit 130 / 143; calls in flight are abandoned) and the
+    next run resumes what it had done.
     """
     profile = get_profile(profile_path)
     options = RunOptions(
@@ -202,9 +205,11 @@ def run(
     )
     today = _today(profile)
     day = resolve_day(options, today)  # the LLM budget is scoped to the digest date
+    stop = Stop()
     with (
+        stopping(stop),
         get_store() as store,
-        Services.build(profile, store, offline=offline, day=day.digest_date) as services,
+        Services.build(profile, store, offline=offline, day=day.digest_date, stop=stop) as services,
     ):
         try:
             with RichReporter() as reporter:
@@ -249,7 +254,7 @@ def fetch(
             "kinds": dict(sorted(kinds.items())),
             "notes": list(listing.notes),
         }
-        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+        click.echo(json_text(summary))
         return
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     click.echo(
@@ -306,7 +311,7 @@ def rank_command(
             for item in ranking[:top]
         ]
         result = {"listing_day": listing.day.isoformat(), "papers": len(ranking), "ranking": rows}
-        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        click.echo(json_text(result))
         return
     table = Table(title=f"{listing.day}: top {top} of {len(ranking)}", show_lines=False)
     for column in ("#", "pick", "stars", "relevance", "id", "title", "line / reason"):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-import secrets
+import sys
 from pathlib import Path
 
 import click
 
 from paperbrief.cli.common import (
+    PaperbriefGroup,
     console,
     get_profile,
     get_store,
@@ -123,53 +124,93 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
     """Run the web UI: archive, digests, papers, full ranking, search, profile, feedback.
 
     Every request needs an access token, also on 127.0.0.1 (loopback is shared by every
-    user and process of the machine): $PAPERBRIEF_WEB_TOKEN, or one made for this session
-    and printed once with the URL to open (as Jupyter does). Another host than loopback
-    needs $PAPERBRIEF_WEB_TOKEN set explicitly. --no-token is allowed on loopback only.
+    user and process of the machine): $PAPERBRIEF_WEB_TOKEN, else the token kept in
+    $PAPERBRIEF_HOME/web-token (made on first use, private to you, the same after a
+    restart; `paperbrief token show` prints it, `paperbrief token rotate` replaces it, also
+    for a UI already running).
+    Beyond loopback the login cookie is marked Secure: serve it behind HTTPS. --no-token is
+    allowed on loopback only.
     """
     import uvicorn
 
     from paperbrief.web import create_app
+    from paperbrief.web.tokens import load_token
 
-    token = os.environ.get(WEB_TOKEN_ENV) or None
+    token = None
     if no_token:
         if not is_loopback(host):
             raise ServeError(
                 f"--no-token is refused on {host}: only loopback may be served without a token",
                 f"export {WEB_TOKEN_ENV}=<a long random string> to serve another host",
             )
-        token = None
         console.print(
             "[yellow]warning:[/] serving without an access token: any user or process on this"
             " machine can read your digests and change your profile",
             highlight=False,
         )
-    elif token is None:
-        if not is_loopback(host):
-            raise ServeError(
-                f"refusing to serve on {host} without an access token",
-                f"export {WEB_TOKEN_ENV}=<a long random string>, or keep the default"
-                " --host 127.0.0.1",
-            )
-        token = secrets.token_urlsafe(24)
-    if token is not None and len(token) < 16:
-        raise ServeError(
-            f"{WEB_TOKEN_ENV} is too short to protect the UI", "use at least 16 random characters"
-        )
-    app = create_app(home_dir() / "paperbrief.db", resolve_profile_path(profile_path), token)
+    else:
+        token = load_token(home_dir())
+    app = create_app(
+        home_dir() / "paperbrief.db",
+        resolve_profile_path(profile_path),
+        token.value if token else None,
+        secure_cookies=not is_loopback(host),
+        token_source=token.where() if token else "",
+        token_file=token.path if token else None,
+    )
     shown = host if ":" not in host else f"[{host}]"
     if token is None:
         console.print(f"paperbrief UI on http://{shown}:{port}/ (Ctrl-C stops it)")
-    elif os.environ.get(WEB_TOKEN_ENV):
+    elif token.source == "env":
         console.print(
             f"paperbrief UI on http://{shown}:{port}/ — open it with ?token=<${WEB_TOKEN_ENV}>"
             " once (Ctrl-C stops it)"
         )
     else:
-        # Printed once, as Jupyter does: the link logs the browser in (a cookie).
-        click.echo(f"paperbrief UI: http://{shown}:{port}/?token={token}")
-        console.print("[dim]open that link once; Ctrl-C stops the UI[/]")
+        console.print(
+            f"paperbrief UI on http://{shown}:{port}/ — the token is in {token.path}"
+            " (`paperbrief token show` prints the login link; Ctrl-C stops the UI)"
+        )
+        if sys.stdout.isatty():  # a person at a terminal, not a log: the link to click
+            click.echo(f"open: http://{shown}:{port}/?token={token.value}")
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
-COMMANDS: list[click.Command] = [send, serve]
+@click.group("token", cls=PaperbriefGroup, short_help="The web UI's access token.")
+def token_group() -> None:
+    """The web UI's access token: kept in $PAPERBRIEF_HOME/web-token (private to you) unless
+    $PAPERBRIEF_WEB_TOKEN is set."""
+
+
+@token_group.command("show", short_help="Print the token and the login link.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Host of the link.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port of the link.")
+def token_show(host: str, port: int) -> None:
+    """Print the token and the link that logs a browser in (made when there is none yet)."""
+    from paperbrief.web.tokens import load_token
+
+    token = load_token(home_dir())
+    shown = host if ":" not in host else f"[{host}]"
+    click.echo(f"paperbrief UI: http://{shown}:{port}/?token={token.value}")
+    console.print(f"[dim]from {say(token.where())}; open the link once per browser[/]")
+
+
+@token_group.command("rotate", short_help="Replace the token; log every browser out.")
+def token_rotate() -> None:
+    """Replace the stored token with a new random one; every browser logged in with the old
+    one is logged out, also by a `serve` already running (it reads the file again)."""
+    from paperbrief.web.tokens import rotate_token
+
+    if os.environ.get(WEB_TOKEN_ENV):
+        raise ServeError(
+            f"${WEB_TOKEN_ENV} is set: the UI uses it, not the stored token",
+            f"change ${WEB_TOKEN_ENV} where it is set, or unset it to use the stored token",
+        )
+    token = rotate_token(home_dir())
+    console.print(
+        f"new token written to {say(token.path)}; a running `paperbrief serve` takes it at"
+        " once, and every browser logged in with the old one must log in again"
+    )
+
+
+COMMANDS: list[click.Command] = [send, serve, token_group]

@@ -18,11 +18,14 @@ from datetime import date
 from pathlib import Path
 
 from paperbrief.errors import PaperbriefError
+from paperbrief.files import read_text_bounded
 from paperbrief.models import Signal
 from paperbrief.rank.feedback import FeedbackRecorder
 
 UNRATED_STARS = 2  # an unrated pick counts as a 2-star gain
 FEEDBACK_TIME = "T12:00:00+00:00"  # imported signals are dated at noon of the listing day
+MAX_PICKS_BYTES = 50 * 2**20  # years of daily picks are a few MB
+
 # A rated pick's feedback note: the reader's stars travel with the signal (``rating_of``).
 RATING_NOTE = "rated ★{stars}"
 _RATING = re.compile(r"^rated ★([1-5])$")
@@ -63,7 +66,7 @@ PICKS_FORMAT = (
 def load_posts(path: Path) -> list[RecordedPost]:
     """Posts of a picks file, sorted by digest date."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text_bounded(path, MAX_PICKS_BYTES, "picks file"))
         posts = [
             RecordedPost(
                 date.fromisoformat(item["digest_date"]),

@@ -19,8 +19,14 @@ within a day each kind of request repeats one cached prefix.
 Paper text is data, and one paper's text cannot move another paper's reading:
 
 * each head paper is read in its own request (``judge_batch_size = 1``, the default);
-  with larger batches a verdict moving a paper ``JUMP`` or more stars from its cheap stars
-  makes the batch suspect, and each of its papers is read again alone;
+  with larger batches a paper whose batch verdict moves it at all from its cheap stars (by
+  one star too) is read again alone, and so is every paper of a batch in which a verdict
+  moved ``JUMP`` or more stars; those verdicts stand;
+* a paper can still talk the model into rating *itself*: one read ``JUMP`` or more stars
+  above its cheap stars is read again without the sentences that could address its reader
+  (a wide net of patterns, and what the model quotes when asked which sentences speak to
+  it: ``_check_steering``); if its rating falls by ``JUMP`` or more, it rested on them,
+  and the paper is flagged;
 * in the screen an injected title can only lower its batch-mates, which the suspicion
   check and the ``judge_always`` head bound (``rank.screen``);
 * papers whose text instructs the model (``rank.injection``) are never sent; a paper the
@@ -36,7 +42,7 @@ shared with ``paperbrief eval ranking --judge-replay``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,17 +52,25 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from paperbrief.errors import FATAL, PaperbriefError
+from paperbrief.labels import labels_for
 from paperbrief.llm import CompletesJSON, StructuredLLM
 from paperbrief.models import Fallback, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.prompts import line_named
 from paperbrief.rank import flags
 from paperbrief.rank.calibrate import stars_of
-from paperbrief.rank.injection import flagged_papers
+from paperbrief.rank.injection import (
+    flagged_papers,
+    quoted_spans,
+    reader_addresses,
+    without_addresses,
+)
 from paperbrief.rank.judge_prompts import (
+    AddressAnswer,
     JudgeAnswer,
     JudgeVerdict,
     ScreenAnswer,
+    address_messages,
     judge_messages,
     screen_messages,
     sent,
@@ -98,11 +112,15 @@ class JudgeTokens:
     screen_prompt: int = 0
     judge_requests: int = 0
     judge_prompt: int = 0
+    # the steering check's questions (which sentences speak to the model?); its re-readings
+    # count as readings
+    address_requests: int = 0
+    address_prompt: int = 0
     shared_prefix: int = 0  # prompt tokens that repeat an earlier request's system message
 
     @property
     def prompt(self) -> int:
-        return self.screen_prompt + self.judge_prompt
+        return self.screen_prompt + self.judge_prompt + self.address_prompt
 
     @property
     def prefix_share(self) -> float:
@@ -118,8 +136,11 @@ class JudgeResult:
     tokens: JudgeTokens = field(default_factory=JudgeTokens)
     batches: int = 0  # requests sent (screens, re-screens, readings, confirmations)
     failed_batches: int = 0
-    confirmations: int = 0
-    errors: list[Exception] = field(default_factory=list)
+    confirmations: int = 0  # batch verdicts re-read alone
+    address_checks: int = 0  # risen papers the model was asked which sentences address it
+    steering_checks: int = 0  # papers re-read without the sentences addressing a reader
+    steered: list[str] = field(default_factory=list)  # ... whose rating rested on them
+    errors: list[Exception] = field(default_factory=list)  # of the failed requests
     head_cut_by_budget: bool = False
 
 
@@ -157,6 +178,12 @@ class Answers(Protocol):
     def read(
         self, groups: Sequence[Sequence[ScoredPaper]], requests: Sequence[list[Message]]
     ) -> list[dict[str, Verdict] | Exception]: ...
+
+    def addresses(
+        self, papers: Sequence[ScoredPaper], requests: Sequence[list[Message]]
+    ) -> list[list[str] | Exception]:
+        """Per paper, the sentences the model quotes as speaking to whoever rates it."""
+        ...
 
 
 class LLMAnswers:
@@ -215,6 +242,17 @@ class LLMAnswers:
             )
         return out
 
+    def addresses(
+        self, papers: Sequence[ScoredPaper], requests: Sequence[list[Message]]
+    ) -> list[list[str] | Exception]:
+        out: list[list[str] | Exception] = []
+        for answer in self._ask(requests, AddressAnswer, [400] * len(requests)):
+            if isinstance(answer, AddressAnswer):
+                out.append(answer.sentences)
+            else:
+                out.append(answer if isinstance(answer, Exception) else ValueError("no answer"))
+        return out
+
 
 class ReplayAnswers:
     """Recorded answers of one day (``paperbrief judge export``), by arXiv id: a paper the
@@ -239,6 +277,12 @@ class ReplayAnswers:
             {s.paper.id: self.verdicts[s.paper.id] for s in g if s.paper.id in self.verdicts}
             for g in groups
         ]
+
+    def addresses(
+        self, papers: Sequence[ScoredPaper], requests: Sequence[list[Message]]
+    ) -> list[list[str] | Exception]:
+        """Nothing quoted: a recording holds the verdicts as they stood after the check."""
+        return [[] for _ in papers]
 
 
 def paper_keys(count: int) -> list[str]:
@@ -266,8 +310,8 @@ def judge_ranking(
 
     def send(kind: str, requests: list[list[Message]]) -> None:
         tokens = result.tokens
-        schema: type[BaseModel] = ScreenAnswer if kind == "screen" else JudgeAnswer
-        for messages in (sent(m, schema) for m in requests):
+        schemas: dict[str, type[BaseModel]] = {"screen": ScreenAnswer, "addresses": AddressAnswer}
+        for messages in (sent(m, schemas.get(kind, JudgeAnswer)) for m in requests):
             system = messages[0]["content"]
             if system in systems:
                 tokens.shared_prefix += estimate_tokens(system)
@@ -275,6 +319,9 @@ def judge_ranking(
             if kind == "screen":
                 tokens.screen_requests += 1
                 tokens.screen_prompt += prompt_tokens(messages)
+            elif kind == "addresses":
+                tokens.address_requests += 1
+                tokens.address_prompt += prompt_tokens(messages)
             else:
                 tokens.judge_requests += 1
                 tokens.judge_prompt += prompt_tokens(messages)
@@ -347,26 +394,88 @@ def judge_ranking(
     # 3. The full reading (alone by default; batches are confirmed alone when they moved far).
     result.verdicts = read(head.papers, settings.judge_batch_size)
     if settings.judge_batch_size > 1:
-        # A large move may have been written by another paper of the batch: every paper of
-        # a suspect batch is read again alone, and that verdict stands.
+        # A move may have been written by another paper of the batch: a paper moved at all,
+        # and every paper of a batch with a large move, is read again alone; that stands.
         size = settings.judge_batch_size
         groups = [head.papers[i : i + size] for i in range(0, len(head.papers), size)]
+        # Another paper of the batch may have written any move, of one star too.
         suspect = [
             s
             for group in groups
-            if any(_moved(s, result.verdicts.get(s.paper.id)) for s in group)
             for s in group
+            if _moved(s, result.verdicts.get(s.paper.id), 1)
+            or any(_moved(t, result.verdicts.get(t.paper.id)) for t in group)
         ]
         for scored in suspect:
             result.verdicts.pop(scored.paper.id, None)
         result.confirmations = len(suspect)
         result.verdicts.update(read(suspect, 1))
+
+    def ask(papers: Sequence[ScoredPaper]) -> list[list[str] | Exception]:
+        requests = [address_messages(s.paper) for s in papers]
+        send("addresses", requests)
+        return answers.addresses(papers, requests)
+
+    _check_steering(head.papers, result, ask, read, profile.language)
     result.ranking = apply_verdicts(ranking, result.verdicts, result.screens, reader, profile)
     return result
 
 
-def _moved(scored: ScoredPaper, verdict: Verdict | None) -> bool:
-    return verdict is not None and abs(verdict.stars - scored.stars) >= JUMP
+def _moved(scored: ScoredPaper, verdict: Verdict | None, by: int = JUMP) -> bool:
+    return verdict is not None and abs(verdict.stars - scored.stars) >= by
+
+
+def _check_steering(
+    head: Sequence[ScoredPaper],
+    result: JudgeResult,
+    ask: Callable[[Sequence[ScoredPaper]], list[list[str] | Exception]],
+    read: Callable[[Sequence[ScoredPaper], int], dict[str, Verdict]],
+    language: str,
+) -> None:
+    """Judge the effect of a paper's own text. A paper read ``JUMP`` or more stars above
+    its cheap stars is read again without the sentences that could address its reader:
+    the wide net of ``injection.reader_addresses``, and the sentences the model, asked a
+    different question (``prompts/reader_addresses.md``: which sentences speak to whoever
+    rates this?), quotes from it — kept only when they are really in the text. When its
+    rating then falls by ``JUMP`` or more, it rested on words to the model: the paper is
+    flagged (one star, never picked) and its reason says which sentence and what it was
+    worth. Whatever the model quotes, the effect decides: a quoted sentence the rating does
+    not rest on changes nothing."""
+    risen = [
+        s
+        for s in head
+        if (verdict := result.verdicts.get(s.paper.id)) is not None
+        and not verdict.instructions
+        and verdict.stars - s.stars >= JUMP
+    ]
+    if not risen:
+        return
+    spans: dict[str, list[str]] = {}
+    for scored, outcome in zip(risen, ask(risen), strict=True):
+        result.address_checks += 1
+        if isinstance(outcome, Exception):
+            result.errors.append(outcome)  # the wide net alone, for this paper
+            outcome = []
+        spans[scored.paper.id] = quoted_spans(scored.paper, outcome)
+    stripped = {
+        s.paper.id: (replace(s, paper=paper), [*reader_addresses(s.paper), *spans[s.paper.id]])
+        for s in risen
+        if (paper := without_addresses(s.paper, spans[s.paper.id])) is not None
+    }
+    if not stripped:
+        return
+    again = read([scored for scored, _ in stripped.values()], 1)
+    result.steering_checks = len(stripped)
+    for paper_id, verdict in again.items():
+        before = result.verdicts[paper_id]
+        if before.stars - verdict.stars < JUMP:
+            continue  # its rating does not rest on those sentences: the verdict stands
+        sentence = shorten(stripped[paper_id][1][0], 200)
+        note = labels_for(language).rank_steered.format(before=before.stars, after=verdict.stars)
+        result.verdicts[paper_id] = replace(
+            verdict, instructions=True, reason=f"{note}“{sentence}”"
+        )
+        result.steered.append(paper_id)
 
 
 def judge_relevance(verdict: Verdict) -> float:

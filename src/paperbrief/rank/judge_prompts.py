@@ -126,3 +126,20 @@ def screen_messages(
 def sent(messages: list[dict[str, str]], schema: type[BaseModel]) -> list[dict[str, str]]:
     """Exactly what goes to the provider: the messages with the schema the client appends."""
     return with_schema(messages, schema)
+
+
+class AddressAnswer(BaseModel):
+    sentences: list[str] = Field(default_factory=list, max_length=6)
+
+
+def address_messages(paper: Paper) -> list[dict[str, str]]:
+    """The steering check's question about one risen paper (``prompts/reader_addresses.md``:
+    which of its sentences speak to whoever rates it?), asked without the reader prefix."""
+    block = (
+        f"<paper>\nTitle: {_untrusted(paper.title)}\n"
+        f"Abstract: {_untrusted(paper.abstract)}\n</paper>"
+    )
+    return [
+        {"role": "system", "content": prompts.load("reader_addresses").substitute()},
+        {"role": "user", "content": block},
+    ]

@@ -30,6 +30,7 @@ from paperbrief.profile import Profile
 from paperbrief.rank import flags
 from paperbrief.rank.candidates import candidates
 from paperbrief.rank.embed import Embedder
+from paperbrief.rank.feedback import FeedbackLog
 from paperbrief.rank.reader import ReaderArchive, rank_for, reader_of_day
 from paperbrief.rank.reference import sample_papers
 from paperbrief.rank.text import paper_text
@@ -109,6 +110,7 @@ def papers_to_rate(
     profile: Profile,
     today: date,
     count: int = 20,
+    log: FeedbackLog | None = None,
 ) -> list[ScoredPaper]:
     """The papers to ask the reader about now: from the ``POOL_DAYS`` most recent stored
     listing days (else the bundled sample day), ranked as the reader stands now, minus the
@@ -122,12 +124,13 @@ def papers_to_rate(
             pool.update((p.id, p) for p in candidates(listing, profile))
     if not pool:
         pool = {p.id: p for p in sample_papers() if set(p.categories) & set(profile.all_categories)}
-    events = archive.feedback.events()
+    log = archive.feedback if log is None else log
+    events = log.events()
     rated = {e.paper_id for e in events if e.signal != Signal.SHOWN}
     papers = [p for p in pool.values() if p.id not in rated]
     if not papers:
         return []
-    reader = reader_of_day(archive, embedder, profile, today)
+    reader = reader_of_day(archive, embedder, profile, today, log=log)
     ranking = rank_for(papers, profile, embedder, reader)
     vectors = np.asarray(embedder.embed([paper_text(s.paper) for s in ranking]))
     known = listings.papers(rated)

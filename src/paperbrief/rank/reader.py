@@ -170,13 +170,16 @@ def reader_of_day(
     profile: Profile,
     listing_day: date,
     before: str | None = None,
+    log: FeedbackLog | None = None,
 ) -> DayReader:
     """The reader as the store knows them for ranking ``listing_day``: the reference, the
     learned taste, the taste block and the fusion and calibration learned from their
     feedback (recorded before ``before``, an ISO timestamp; None: all of it, so a rating
-    given a minute ago counts). The one path from stored history to a day's ranking, for the
+    given a minute ago counts), from ``log`` (one reader's: ``store.feedback.of``; None: the
+    archive's whole feedback). The one path from stored history to a day's ranking, for the
     daily run and the evaluation (which passes the ranked day, so nothing later leaks in)."""
-    log, listings = archive.feedback, archive.listings
+    log = archive.feedback if log is None else log
+    listings = archive.listings
     events = list(log.events(before))
     reference = reference_for(listings, profile, listing_day)
     taste = load_feedback(log, listings, embedder, profile.rank, before=before, today=listing_day)

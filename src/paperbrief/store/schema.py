@@ -321,7 +321,24 @@ def m006_full_text_search(db: sqlite3.Connection) -> None:
     create_indexes(db)
 
 
-def m007_judge_relevance_and_screens(db: sqlite3.Connection) -> None:
+def m007_runs_know_their_process(db: sqlite3.Connection) -> None:
+    """Each run records its process (pid, host), so a ``running`` record whose process died
+    without finishing (kill -9, out of memory, power loss) is recognised as dead; feedback
+    records the profile it was given for ('' = every profile of the home, as before) and the
+    title its source knew (a library import names papers the store has not seen)."""
+    run_script(
+        db,
+        """
+        ALTER TABLE runs ADD COLUMN pid INTEGER;
+        ALTER TABLE runs ADD COLUMN host TEXT;
+        ALTER TABLE feedback ADD COLUMN profile TEXT NOT NULL DEFAULT '';
+        ALTER TABLE feedback ADD COLUMN title TEXT NOT NULL DEFAULT '';
+        CREATE INDEX feedback_profile ON feedback(profile);
+        """,
+    )
+
+
+def m008_judge_relevance_and_screens(db: sqlite3.Connection) -> None:
     """The judge's fine relevance (0-100) beside its stars, and its first-screen answers."""
     run_script(
         db,
@@ -349,7 +366,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     m004_records_keyed_by_profile,
     m005_delivery_journal,
     m006_full_text_search,
-    m007_judge_relevance_and_screens,
+    m007_runs_know_their_process,
+    m008_judge_relevance_and_screens,
 )
 
 
