@@ -28,6 +28,7 @@ COMMAND_MODULES = {
     "verify": "verifying",
     "send": "publishing",
     "serve": "publishing",
+    "token": "publishing",
     "logs": "logs",
 }
 

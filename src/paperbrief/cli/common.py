@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 from rich.console import Console
@@ -25,9 +25,11 @@ from paperbrief.environment import DEBUG_ENV, PROFILE_ENV, secret_values
 from paperbrief.errors import EmptyDay, PaperbriefError
 from paperbrief.files import os_error
 from paperbrief.profile import Profile, home_dir, load_profile
-from paperbrief.services import Stop
 from paperbrief.store import Store, open_store
 from paperbrief.text.controls import CONTROL, without_controls
+
+if TYPE_CHECKING:  # the services (and what they import) load with the commands that run a day
+    from paperbrief.services import Stop
 
 # Help reads at 80 columns whatever the terminal's width.
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 80}
