@@ -339,7 +339,15 @@ def m007_runs_know_their_process(db: sqlite3.Connection) -> None:
 
 
 def m008_judge_relevance_and_screens(db: sqlite3.Connection) -> None:
-    """The judge's fine relevance (0-100) beside its stars, and its first-screen answers."""
+    """The judge's fine relevance (0-100) beside its stars, and its first-screen answers.
+
+    Before it merged with main, issue 19's branch numbered this migration 7: a store it
+    made is at version 7 with these tables but without main's m007. Such a store gets main's
+    m007 here instead, so it ends with both."""
+    if _columns(db, "judge_verdicts") >= {"relevance"}:
+        if not _columns(db, "runs") >= {"pid"}:
+            m007_runs_know_their_process(db)
+        return
     run_script(
         db,
         """
@@ -357,6 +365,10 @@ def m008_judge_relevance_and_screens(db: sqlite3.Connection) -> None:
         CREATE INDEX scores_paper ON scores(paper_id);
         """,
     )
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
 
 
 MIGRATIONS: tuple[Migration, ...] = (
