@@ -24,6 +24,7 @@ from paperbrief.services import Services
 from paperbrief.store import open_store
 from tests.support import EXAMPLE_PROFILE, FIXTURES
 from tests.support.openai_server import OpenAIServer, Reply
+from tests.support.pipeline_llm import kind_of, screen_answer
 
 LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
 pytestmark = pytest.mark.slow
@@ -94,12 +95,18 @@ def test_a_hidden_paper_is_not_picked_and_a_thin_day_says_so(tmp_path: Path, pip
         # Hidden: not picked, and no paper under the bar takes its place.
         assert top not in {p.paper.id for p in again.picks}
         assert again.picks_wanted == 4 and len(again.picks) == min(4, len(strong) - 1)
-    # A bar that only one to three papers of the day reach: fewer picks, no top-up.
-    bar = next(n for n in (5, 4, 3, 2) if 1 <= sum(s.stars >= n for s in ranking) < 4)
+    # A day that only two papers of the listing qualify for: fewer picks, no top-up, and
+    # the digest says the day was thin.
+    bar = max(s.stars for s in ranking)
+    top = [s for s in ranking if s.stars >= bar]
     with open_store(tmp_path / "db2.sqlite") as store:
-        thin = run(store, tmp_path, pipeline_vectors, LISTING, min_stars=bar)
-        assert len(thin.picks) == sum(s.stars >= bar for s in ranking) < thin.picks_wanted
-        assert all(p.stars >= bar for p in thin.picks)
+        for scored in top[2:]:
+            store.feedback.add(scored.paper.id, Signal.HIDE, source="web")
+        thin = run(store, tmp_path, pipeline_vectors, LISTING, min_stars=bar, today=DIGEST_DAY)
+        assert [p.paper.id for p in thin.picks] == [s.paper.id for s in top[:2]]
+        assert len(thin.picks) < thin.picks_wanted
+        markdown = next(iter(thin.files.values())).read_text(encoding="utf-8")
+        assert "只有 2 篇达到" in markdown and "没有拿更弱的论文凑数" in markdown
 
 
 def test_a_new_version_of_a_liked_paper_is_a_flagged_follow_up(tmp_path: Path, pipeline_vectors):
@@ -130,7 +137,9 @@ def _honest(title: str) -> int:
 
 def _obedient_route(body: dict) -> Reply:
     user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-    if user.startswith("Rate these"):
+    if kind_of(body) == "screen":
+        return Reply(content=screen_answer(body))
+    if kind_of(body) == "judge":
         blocks = re.findall(r'<paper key="(P\d+)">\nTitle: (.*?)\n.*?Abstract: (.*?)\n</paper>',
                             user, re.S)  # fmt: skip
         bossy = any("5 stars" in text for _, _, text in blocks)
@@ -138,6 +147,7 @@ def _obedient_route(body: dict) -> Reply:
             {
                 "key": key,
                 "stars": 5 if "5 stars" in text else (1 if bossy else _honest(title)),
+                "relevance": 95 if "5 stars" in text else (10 if bossy else 20 * _honest(title)),
                 "line": "",
                 "reason": "judged",
             }  # fmt: skip
@@ -186,6 +196,7 @@ def test_injected_text_moves_no_other_paper_and_verdicts_are_exported(
         assert all("ignore previous" not in r["messages"][-1]["content"] for r in server.requests)
         stored = store.verdicts.of_day(date(2026, 5, 22))
         assert set(stored) == set(judged)
+        store_screens = store.verdicts.screens_by_day().get("2026-05-22", {})
     home = tmp_path / "home"
     home.mkdir()
     (tmp_path / "db.sqlite").rename(home / "paperbrief.db")
@@ -194,8 +205,35 @@ def test_injected_text_moves_no_other_paper_and_verdicts_are_exported(
     result = CliRunner().invoke(cli, ["judge", "export", "--out", str(out)])
     assert result.exit_code == 0, result.output
     replay = load_replay(out)
-    assert set(replay) == {"2026-05-22"} and set(replay["2026-05-22"]) == set(judged)
-    assert replay["2026-05-22"][next(iter(judged))].line == ""
+    assert set(replay.verdicts) == {"2026-05-22"} and set(replay.verdicts["2026-05-22"]) == set(
+        judged
+    )
+    assert replay.verdicts["2026-05-22"][next(iter(judged))].line == ""
+    assert set(replay.screens["2026-05-22"]) == set(store_screens)
+
+
+def test_ratings_given_now_rank_the_day_at_once(tmp_path: Path, pipeline_vectors):
+    """Rate to start: two 👍 right after a run, and the next ranking of the same day (no
+    --force) is made again with them instead of served from the store."""
+    from paperbrief.pipeline import rank_day
+    from paperbrief.rank import candidates
+    from paperbrief.sources import load_snapshot
+
+    with open_store(tmp_path / "db.sqlite") as store:
+        run(store, tmp_path, pipeline_vectors, LISTING)
+        before = store.rankings.load(date(2026, 5, 22))
+        assert not any("feedback" in s.components for s in before)
+        liked = [s.paper.id for s in before[-2:]]  # the day's two weakest papers
+        for paper_id in liked:
+            store.feedback.add(paper_id, Signal.UP, source="web")
+        profile = profile_with(1)
+        services = Services.build(profile, store, offline=True, encoder=pipeline_vectors.encoder)
+        papers = candidates(load_snapshot(LISTING), profile)
+        ranked = rank_day(store, profile, papers, date(2026, 5, 22), services, force=False)
+        after = {s.paper.id: s for s in ranked.ranking}
+        assert all("feedback" in s.components for s in ranked.ranking)
+        old = {s.paper.id: s.rank for s in before}
+        assert all(after[pid].rank < old[pid] for pid in liked)
 
 
 def test_a_rerun_of_today_after_a_thumbs_down_leaves_that_pick_out_and_says_why(
@@ -220,8 +258,12 @@ def test_a_thumbs_down_on_every_pick_says_so_instead_of_blaming_the_day(
     `run --force` said only that no paper reached the profile's minimum relevance."""
     with open_store(tmp_path / "db.sqlite") as store:
         first = run(store, tmp_path, pipeline_vectors, LISTING, min_stars=2, today=DIGEST_DAY)
-        for pick in first.picks:
-            store.feedback.add(pick.paper.id, Signal.DOWN, source="web")
+        # 👎 on every pick and on every other paper that reaches the bar (on the judge's
+        # absolute scale more papers reach it than there are picks): nothing is left to pick.
+        qualifying = [s.paper.id for s in store.rankings.load(date(2026, 5, 22)) if s.stars >= 2]
+        assert {p.paper.id for p in first.picks} <= set(qualifying)
+        for paper_id in qualifying:
+            store.feedback.add(paper_id, Signal.DOWN, source="web")
         with pytest.raises(NothingPassed) as raised:
             run(store, tmp_path, pipeline_vectors, LISTING, min_stars=2, today=DIGEST_DAY,
                 force=True)  # fmt: skip

@@ -173,6 +173,33 @@ def test_web_feedback_reaches_the_ranking_learner(site) -> None:
     assert labels == {"2605.30001": 0, "2605.30002": 1}  # the latest verdict wins
 
 
+def test_rate_to_start_keeps_its_selection_while_the_reader_rates(site) -> None:
+    server, store_path, _ = site
+    with httpx.Client(base_url=server.url) as client:
+        first = client.get("/start")
+        assert first.status_code == 303 and first.headers["location"].startswith("/start?papers=")
+        url = first.headers["location"]
+        chosen = url.split("=", 1)[1].split(",")
+        page = client.get(url).text
+        assert all(f'id="p-{pid}"' in page for pid in chosen)
+        assert f"已评 0 / {len(chosen)} 篇" in page
+        assert "<b>tokenizers</b>" not in page  # paper text is escaped here too
+        token = _csrf(client, url)
+        answer = client.post(
+            "/feedback",
+            data={"csrf": token, "paper_id": chosen[0], "signal": "up", "next": url},
+        )
+        assert answer.status_code == 303 and answer.headers["location"].startswith(url)
+        again = client.get(url).text
+        assert f"已评 1 / {len(chosen)} 篇" in again
+        assert all(f'id="p-{pid}"' in again for pid in chosen)  # the same papers stay
+        fresh = client.get("/start").headers["location"].split("=", 1)[1].split(",")
+        assert chosen[0] not in fresh  # a new selection skips what was rated
+    with open_store(store_path) as store:
+        (event,) = store.feedback.events()
+    assert (event.paper_id, event.signal, event.source) == (chosen[0], "up", "web")
+
+
 def test_every_word_a_page_names_is_in_its_table():
     """A misspelt or removed label would render as nothing: the pages name only words the
     digest's table (``t``) or the web UI's own (``ui``) has."""

@@ -170,27 +170,33 @@ def rank_day(
     with the reader's history applied as it stands now (``rank.apply_history``: hidden and
     already-picked papers flagged, follow-ups marked), so feedback counts at once.
 
-    The learned taste uses the reader's stored feedback (``store.feedback.of``; recency
-    anchored on the ranked day), only that given before ``until`` when it is set (a replay
-    of a past day). The services' judge then re-orders the head of the cheap ranking and
-    every verdict is stored (``store.verdicts``). A ranking made without the embedding
-    model, or by a judge that failed (in part), is not stored as the day's ranking, so the
-    next run ranks again (answers that did arrive are cached): it is kept apart, for the
-    web UI only, and its fallback says why.
+    What the store knows of the reader (``rank.reader_of_day``: the reference of earlier
+    listing days, the learned taste, the taste block the judge reads, the fusion weights and
+    star calibration learned from the reader's feedback, ``store.feedback.of``, only that
+    given before ``until`` when it is set: a replay of a past day) ranks the day; any new
+    rating changes its fingerprint, so the next ranking uses it at once. The services'
+    judge then screens and reads the head of the cheap ranking and every verdict and screen
+    is stored (``store.verdicts``). A ranking made without the embedding model, or by a
+    judge that failed (in part), is not stored as the day's ranking, so the next run ranks
+    again (answers that did arrive are cached): it is kept apart, for the web UI only, and
+    its fallback says why.
     """
     log = store.feedback.of(profile.key)
     if history is None:
         history = rank.load_history(store.picks, log, listing_day, until)
-    fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint
+    reader = services.ranking.reader(store, profile, listing_day, log, until)
+    fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint + reader.fingerprint
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
             ranking = rank.apply_history(stored, history, profile.language)
             return RankedDay(ranking, flag_notes(ranking))
-    cheap = services.ranking.rank(papers, profile, log, store.listings, listing_day, until)
-    judged = services.judge.judge(cheap.ranking, profile)
+    cheap = services.ranking.rank(papers, profile, reader)
+    judged = services.judge.judge(cheap.ranking, profile, reader.reader)
     if judged.verdicts:
         store.verdicts.save(listing_day, judged.model, judged.verdicts)
+    if judged.screens:
+        store.verdicts.save_screens(listing_day, judged.model, judged.screens)
     fallbacks = tuple(f for f in (cheap.fallback, judged.fallback) if f is not None)
     incomplete = ":incomplete" if fallbacks else ""
     store.rankings.save(listing_day, fingerprint + incomplete, judged.ranking)
@@ -406,6 +412,10 @@ def _run(
     day_fallbacks = (composed.fallback,) if composed.fallback is not None else ()
     fallbacks = (*ranked.fallbacks, *brief_fallbacks, *day_fallbacks)
     digest = say_fallbacks(composed.digest, fallbacks)
+    thin = rank.thin_day_note(picks, len(papers), profile)
+    if thin is not None and digest.provenance is not None:
+        notes = (thin, *digest.provenance.notes)
+        digest = replace(digest, provenance=replace(digest.provenance, notes=notes))
     markdown, html = render_markdown(digest, profile), render_html(digest, profile)
     stored = store.digests.save(digest, composed.writer, markdown, html, profile.key)
     reporter.stage("publishing")

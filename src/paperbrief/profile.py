@@ -200,11 +200,31 @@ class RankSettings(Strict):
             raise ValueError(f"{value[:80]!r} is not a bundled embedding model; use one of {names}")
         return value
 
-    judge_top_k: int = Field(
-        40,
+    judge_prompt_tokens: int = Field(
+        300_000,
         ge=0,
-        description="Papers of the cheap ranking the LLM judge screens (0 = all); about 2k"
-        " prompt tokens each, one request per paper.",
+        description="Prompt tokens the LLM judge may spend on a day: the first screen plus"
+        " the papers it reads in full (about 3.5k each; most of it a prefix providers cache).",
+    )
+    screen_top_k: int = Field(
+        300,
+        ge=0,
+        description="Papers of the cheap ranking the judge screens first from title and gist"
+        " (0 = none: only the cheap top judge_always are read).",
+    )
+    screen_batch_size: int = Field(25, ge=1, le=60, description="Papers per first-screen request.")
+    judge_always: int = Field(
+        20,
+        ge=0,
+        description="The cheap ranking's top papers the judge always reads in full, whatever"
+        " the screen said.",
+    )
+    judge_top_k: int = Field(
+        120,
+        ge=0,
+        description="The most papers the judge reads in full on a day (the cheap top"
+        " judge_always, then the best of the first screen), if judge_prompt_tokens lasts;"
+        " 0 = as many as it lasts.",
     )
     judge_batch_size: int = Field(
         1,
@@ -302,10 +322,12 @@ class LLMSettings(Strict):
         " (default: keep them, marked ⚠; the footer counts them).",
     )
     daily_token_budget: int = ceiling(
-        400_000,
+        600_000,
         ge=0,
         le=100_000_000,
-        description="Prompt+completion tokens one day may spend (0 = no limit).",
+        description="Prompt+completion tokens one day may spend (0 = no limit): room for the"
+        " judge's [rank] judge_prompt_tokens (300k) and the writing (~150k prompt, ~40k"
+        " completion), with retries.",
     )
     daily_cost_budget: float = ceiling(
         2.0,

@@ -212,3 +212,17 @@ class Verdict:
     reason: str
     must_read: bool = False
     instructions: bool = False  # the judge saw instructions to the model in its text
+    relevance: int | None = None  # 0-100 on the reader's scale (None: recorded without one)
+
+
+# The relevance a verdict recorded without one stands for: the middle of its star's band.
+BAND_MIDDLE = {1: 17, 2: 45, 3: 65, 4: 82, 5: 95}
+
+
+@dataclass(frozen=True)
+class PaperJudgement:
+    """What the judge last said about one paper: its reading's and its screen's relevance."""
+
+    day: str  # the listing day it was judged on (ISO)
+    judge: int | None = None
+    screen: int | None = None

@@ -41,8 +41,9 @@ from paperbrief.llm import LLMClient
 from paperbrief.models import Fallback, Paper, ScoredPaper
 from paperbrief.profile import LLMSettings, Profile
 from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, EmbeddingModelError, TextEncoder
-from paperbrief.rank.feedback import FeedbackLog, PaperArchive
+from paperbrief.rank.feedback import FeedbackLog
 from paperbrief.rank.judge import Judge, LLMJudge, NoJudge
+from paperbrief.rank.reader import DayReader, ReaderArchive, cold_reader
 from paperbrief.rank.scorers import EmbeddingScorer, default_scorers
 from paperbrief.sources import ArxivListings, ListingSource, OfflineListings
 from paperbrief.store import Store
@@ -85,33 +86,47 @@ class Ranked:
 @dataclass
 class ProfileRanking:
     """The profile's cheap ranking: BM25 and embeddings per research line, the category
-    prior, avoided topics, and the taste learned from feedback.
+    prior, avoided topics, and what the store knows of the reader (``rank.reader_of_day``:
+    the reference the day is scored against, the learned taste, the star calibration).
 
     When the embedding model cannot be loaded (a damaged install), the day is still
-    ranked, by the scorers that need no model (BM25, the prior, avoided topics) and
-    without the taste (it lives in embedding space); the ``Fallback`` says why, so the
-    digest says it and the run exits 8.
+    ranked against its reference, by the scorers that need no model (BM25, the prior,
+    avoided topics) and without the taste (it lives in embedding space); the ``Fallback``
+    says why, so the digest says it and the run exits 8.
     """
 
     embedder: Embedder
 
-    def rank(
+    def reader(
         self,
-        papers: Sequence[Paper],
+        archive: ReaderArchive,
         profile: Profile,
-        log: FeedbackLog,
-        archive: PaperArchive,
         today: date,
+        log: FeedbackLog | None = None,
         before: str | None = None,
-    ) -> Ranked:
+    ) -> DayReader:
+        """The reader of ``today`` from ``log`` (one reader's feedback; None: the archive's
+        whole feedback), counting only what was given before ``before`` when it is set (a
+        replay of a past day); without the embedding model, the reader with no feedback
+        counted (``rank`` then falls back too, and says so)."""
         try:
-            feedback = rank.load_feedback(
-                log, archive, self.embedder, profile.rank, before=before, today=today
-            )
-            return Ranked(rank.rank_papers(papers, profile, self.embedder, feedback=feedback))
+            return rank.reader_of_day(archive, self.embedder, profile, today, before, log)
+        except EmbeddingModelError:
+            return cold_reader(archive.listings, self.embedder, profile, today)
+
+    def rank(self, papers: Sequence[Paper], profile: Profile, reader: DayReader) -> Ranked:
+        try:
+            return Ranked(rank.rank_for(papers, profile, self.embedder, reader))
         except EmbeddingModelError as error:
             lexical = [s for s in default_scorers(profile) if not isinstance(s, EmbeddingScorer)]
-            ranking = rank.rank_papers(papers, profile, self.embedder, scorers=lexical)
+            ranking = rank.rank_papers(
+                papers,
+                profile,
+                self.embedder,
+                scorers=lexical,
+                reference=reader.reference,
+                calibration=reader.reader.calibrations.cheap,
+            )
             return Ranked(ranking, Fallback.of("embedding", error))
 
 

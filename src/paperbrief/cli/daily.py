@@ -314,14 +314,14 @@ def rank_command(
         click.echo(json_text(result))
         return
     table = Table(title=f"{listing.day}: top {top} of {len(ranking)}", show_lines=False)
-    for column in ("#", "pick", "stars", "score", "id", "title", "line / reason"):
+    for column in ("#", "pick", "stars", "relevance", "id", "title", "line / reason"):
         table.add_column(column, overflow="fold")
     for item in ranking[:top]:
         table.add_row(
             str(item.rank),
             "✔" if item.paper.id in picks else "",
             stars_text(item.stars),
-            f"{item.score:.3f}",
+            f"{item.score:.1f}",
             say(item.paper.id),
             say(item.paper.title),
             say(f"{item.line or '-'}: {item.reason}"),

@@ -12,11 +12,13 @@ from zoneinfo import ZoneInfo
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from paperbrief.cli.common import (
     PaperbriefGroup,
     console,
+    get_profile,
     get_store,
     json_text,
     profile_option,
@@ -73,6 +75,7 @@ def feedback() -> None:
       paperbrief feedback import picks.json   (or a Zotero export: liked papers)
       paperbrief feedback list                (everything, newest first; --json)
       paperbrief feedback undo                (the last signal you gave)
+      paperbrief feedback start               (rate 20 papers to start)
 
     Signals are stored with the time and teach the learned scorer. They belong to the
     profile (--profile, as for `run`; without a profile file they count for every profile
@@ -359,6 +362,79 @@ def feedback_list(
 
 
 READER_SOURCES = ("cli", "web")
+
+START_ANSWERS = {"y": Signal.UP, "n": Signal.DOWN}
+
+
+@feedback.command("start", short_help="Rate a short selection of papers to start.")
+@profile_option
+@click.option("--count", default=20, show_default=True, help="How many papers to ask about.")
+@click.option("--list", "list_only", is_flag=True, help="Print the selection; ask nothing.")
+@click.option("--json", "as_json", is_flag=True, help="With --list: print JSON (stable keys).")
+def feedback_start(profile_path: Path | None, count: int, list_only: bool, as_json: bool) -> None:
+    """Rate a short selection of recent papers, chosen to teach the ranking the most: spread
+    over your research lines and from where the ranking is least sure. Answer y (👍), n
+    (👎), s (skip) or q (stop); the next ranking uses the ratings at once.
+
+    --list prints the selection instead (rate with `paperbrief feedback ID --up`); with
+    --json: [{"id", "title", "line", "stars", "relevance", "abstract"}].
+    """
+    from datetime import date
+
+    from paperbrief.rank import papers_to_rate
+    from paperbrief.services import Services
+    from paperbrief.text import shorten
+
+    profile = get_profile(profile_path)
+    with get_store() as store:
+        embedder = Services.build(profile, store, offline=True).embedder
+        with console.status("choosing papers to rate …"):
+            log = store.feedback.of(profile.key)
+            chosen = papers_to_rate(store, embedder, profile, date.today(), count, log=log)
+        if not chosen:
+            console.print("nothing left to rate: every recent paper has a rating")
+            return
+        if list_only:
+            rows = [
+                {
+                    "id": s.paper.id,
+                    "title": s.paper.title,
+                    "line": s.line,
+                    "stars": s.stars,
+                    "relevance": s.components.get("relevance", s.score),
+                    "abstract": s.paper.abstract,
+                }
+                for s in chosen
+            ]
+            if as_json:
+                click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+                return
+            for n, row in enumerate(rows, 1):
+                console.print(f"{n:2d}. {escape(str(row['id']))}  {escape(str(row['title']))}")
+            return
+        given: dict[Signal, int] = {Signal.UP: 0, Signal.DOWN: 0}
+        for n, scored in enumerate(chosen, 1):
+            console.print(
+                f"\n[bold]{n}/{len(chosen)}[/]  {escape(scored.paper.title)}"
+                f"  [dim]{escape(scored.paper.id)} · {escape(scored.line or '')}[/]"
+            )
+            console.print(escape(shorten(scored.paper.abstract, 420)), highlight=False)
+            answer = click.prompt(
+                "want papers like this? y / n / s(kip) / q(uit)",
+                type=click.Choice(["y", "n", "s", "q"]),
+                default="s",
+                show_choices=False,
+            )
+            if answer == "q":
+                break
+            if answer in START_ANSWERS:
+                log.add(scored.paper.id, START_ANSWERS[answer], source="cli")
+                given[START_ANSWERS[answer]] += 1
+    total = sum(given.values())
+    console.print(
+        f"recorded {total} ratings ({given[Signal.UP]} 👍, {given[Signal.DOWN]} 👎);"
+        " the next `paperbrief rank` or `run` ranks with them"
+    )
 
 
 @feedback.command("undo", short_help="Remove your last signal (or one by id).")

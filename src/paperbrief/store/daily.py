@@ -79,6 +79,24 @@ class Rankings:
         papers.update(self._listings.papers(missing))
         return [_scored(row, papers[row["paper_id"]]) for row in rows if row["paper_id"] in papers]
 
+    def components_of(self, paper_ids: Iterable[str]) -> dict[str, tuple[str, dict[str, float]]]:
+        """Each paper's listing day and score components in the latest ranking that holds it
+        (papers never ranked are absent)."""
+        ids = list(dict.fromkeys(paper_ids))
+        found: dict[str, tuple[str, dict[str, float]]] = {}
+        with self._db.read() as db:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(
+                    f"SELECT paper_id, day, components FROM scores WHERE paper_id IN ({marks})"
+                    " ORDER BY rowid",
+                    chunk,
+                ).fetchall()
+                for row in rows:
+                    found[row["paper_id"]] = (row["day"], json.loads(row["components"]))
+        return found
+
     def days(self) -> list[date]:
         """Listing days that have a stored ranking, newest first."""
         with self._db.read() as db:

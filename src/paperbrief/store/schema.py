@@ -338,6 +338,39 @@ def m007_runs_know_their_process(db: sqlite3.Connection) -> None:
     )
 
 
+def m008_judge_relevance_and_screens(db: sqlite3.Connection) -> None:
+    """The judge's fine relevance (0-100) beside its stars, and its first-screen answers.
+
+    Before it merged with main, issue 19's branch numbered this migration 7: a store it
+    made is at version 7 with these tables but without main's m007. Such a store gets main's
+    m007 here instead, so it ends with both."""
+    if _columns(db, "judge_verdicts") >= {"relevance"}:
+        if not _columns(db, "runs") >= {"pid"}:
+            m007_runs_know_their_process(db)
+        return
+    run_script(
+        db,
+        """
+        ALTER TABLE judge_verdicts ADD COLUMN relevance INTEGER;  -- NULL: recorded without one
+        CREATE TABLE judge_screens (
+            day TEXT NOT NULL,              -- listing day
+            model TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            relevance INTEGER NOT NULL,     -- 0-100, from title and gist
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (day, model, paper_id)
+        );
+        CREATE INDEX judge_verdicts_paper ON judge_verdicts(paper_id);
+        CREATE INDEX judge_screens_paper ON judge_screens(paper_id);
+        CREATE INDEX scores_paper ON scores(paper_id);
+        """,
+    )
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial_schema,
     m002_picks_by_paper,
@@ -346,6 +379,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     m005_delivery_journal,
     m006_full_text_search,
     m007_runs_know_their_process,
+    m008_judge_relevance_and_screens,
 )
 
 

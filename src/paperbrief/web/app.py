@@ -80,6 +80,24 @@ class Site:
         except (OSError, ProfileError):
             return "zh"
 
+    def papers_to_rate(self, count: int) -> list[str]:
+        """The ids of the papers rate-to-start asks about now (none without a profile)."""
+        from datetime import date
+
+        from paperbrief.rank import papers_to_rate
+        from paperbrief.services import Services
+
+        try:
+            profile = parse_profile(self.profile_text(), str(self.profile_path))
+        except ProfileError:
+            return []
+        with self.store() as store:
+            embedder = Services.build(profile, store, offline=True).embedder
+            chosen = papers_to_rate(
+                store, embedder, profile, date.today(), count, log=self.feedback(store)
+            )
+        return [s.paper.id for s in chosen]
+
     def feedback(self, store: Store) -> Feedback:
         """The feedback of the profile this UI serves (of every profile when it has none)."""
         try:
@@ -295,6 +313,28 @@ async def feedback(request: Request) -> Response:
     return RedirectResponse(target.split("#", 1)[0] + anchor, status_code=303)
 
 
+START_COUNT = 20
+
+
+async def start_page(request: Request) -> Response:
+    """Rate to start: a short selection (``rank.papers_to_rate``) chosen once and kept in
+    the address (``?papers=``), so rating one paper does not reshuffle the others; every
+    button posts to ``/feedback`` like any other rating and comes back here."""
+    site = _site(request)
+    ids = [i for i in request.query_params.get("papers", "").split(",") if i][:START_COUNT]
+    if not ids:
+        chosen = site.papers_to_rate(START_COUNT)
+        if not chosen:
+            return site.render(request, "start.html", papers=[], states={}, rated=0)
+        return RedirectResponse("/start?papers=" + ",".join(chosen), status_code=303)
+    with site.store() as store:
+        found = store.listings.papers(ids)
+        states = site.feedback(store).states()
+    papers = [found[i] for i in ids if i in found]
+    rated = sum(1 for p in papers if p.id in states and states[p.id].signals)
+    return site.render(request, "start.html", papers=papers, states=states, rated=rated)
+
+
 async def profile_page(request: Request) -> Response:
     """The profile editor: fields for the common settings (``web.profile_form``) beside the
     raw TOML. Protected settings (``profile.PROTECTED``: paths, endpoints, names of secret
@@ -359,6 +399,7 @@ ROUTES = (
     Route("/search", search_page),
     Route("/feedback", feedback, methods=["POST"]),
     Route("/profile", profile_page, methods=["GET", "POST"]),
+    Route("/start", start_page),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 )
 

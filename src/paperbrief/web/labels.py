@@ -61,6 +61,12 @@ class WebLabels:
     why: str  # why a paper ranks where it does
     read_only: str  # profile keys edited in the file only
     read_only_changed: str  # {key}
+    start: str  # rate to start: the page's name
+    start_intro: str  # what the ratings are for
+    start_progress: str  # {rated} of {total} rated
+    start_done: str  # every paper rated
+    start_again: str  # ask about other papers
+    start_nothing: str  # no paper left to ask about
     ceiling_raised: str  # {key}, {limit}
     login_title: str
     login_needed: str
@@ -107,7 +113,7 @@ _ZH = WebLabels(
     writer="撰写",
     delivered="投递",
     rank="名次",
-    score="分数",
+    score="相关度",
     paper="论文",
     picked="已入选",
     not_picked_hint="当天全部候选论文的排序：已入选的标出，其余是没被选中的。",
@@ -139,6 +145,13 @@ _ZH = WebLabels(
     read_only="以下设置只能在文件中修改（路径、服务地址、密钥变量名、收件人与链接、发布方式、模型与价格），"
     "此处只读；预算与重试次数此处只能调低：",
     read_only_changed="{key} 只能在档案文件中修改，网页上不能更改。",
+    start="评分起步",
+    start_intro="给下面这些论文打分（👍 想看这类 / 👎 不想看）：它们分布在各个研究方向，"
+    "又是排序最拿不准的，几条评分就能教会排序你的口味。下一次排序马上用上。",
+    start_progress="已评 {rated} / {total} 篇",
+    start_done="都评完了。打开今日排名看看变化。",
+    start_again="换一批",
+    start_nothing="最近的论文都评过了。",
     ceiling_raised="{key} 在网页上只能调低（不超过 {limit}，0 表示不限，也不允许）；"
     "调高请改档案文件。",
     login_title="请输入访问令牌",
@@ -197,7 +210,7 @@ _EN = WebLabels(
     writer="Writer",
     delivered="Delivered",
     rank="#",
-    score="Score",
+    score="Relevance",
     paper="Paper",
     picked="picked",
     not_picked_hint="The day's whole ranking: picks are marked, the rest were not chosen.",
@@ -230,6 +243,14 @@ _EN = WebLabels(
     " variables, recipients and links, what is published, models and prices); shown"
     " read-only. Budgets and retries can only be lowered here:",
     read_only_changed="{key} can only be changed in the profile file, not on this page.",
+    start="Rate to start",
+    start_intro="Rate these papers (👍 more like this / 👎 less): they spread over your research"
+    " lines and sit where the ranking is least sure, so a few ratings teach it your taste."
+    " The next ranking uses them at once.",
+    start_progress="{rated} of {total} rated",
+    start_done="All rated. Open the ranking to see what changed.",
+    start_again="Other papers",
+    start_nothing="Every recent paper has a rating.",
     ceiling_raised="{key} can only be lowered on this page (at most {limit}; 0, no limit, is"
     " not allowed either); raise it in the profile file.",
     login_title="Access token, please",
