@@ -1,17 +1,24 @@
 """Ranking benchmark: the variants behind the choices in paperbrief.rank, with numbers.
 
 Runs ``evaluate_ranking`` (the code path of ``paperbrief eval ranking``: every listing day
-shuffled with opaque ids, walk-forward learning from shown papers) over a listings folder
-and a picks file, and prints for each variant both views (within shown: R@5, R@10,
-nDCG@10, MRR; whole listing: R@20, R@50, R@100) and the time per listing day. Then, for
-the default learner: the first and last halves of the posts, the pick selection (how many
-of the chosen picks the reader really picked, among the papers they saw, and how many
-research lines the picks span) for several diversity settings, the stars the real picks
-get, and the injection detector's flags over every listing of the folder.
+shuffled with opaque ids, walk-forward learning from shown papers, each day ranked against
+its reference of earlier listing days) over a listings folder and a picks file, and prints
+for each variant both views (within shown: R@5, R@10, nDCG@10, MRR; whole listing: R@20,
+R@50, R@100) and the time per listing day. Then, for the default learner: the first and last
+halves of the posts, the pick selection for several diversity settings, the stars the real
+picks get, and the injection detector's flags over every listing of the folder.
+
+With ``--judge-replay FILE`` (recorded judge answers, `paperbrief judge export` format:
+per-paper verdicts with relevance, and first-screen relevance), within shown for the cheap
+ranking alone, the judge alone (every shown paper read), the fusion with every shown paper
+read, and the fusion as the product judges (the screen, the head within the day's token
+budget, the recorded answers of the papers it asks about); and on the whole listing, how
+many of the reader's picks the judged head holds, with the day's judge tokens.
 
     .venv/bin/python benchmarks/ranking_bench.py \\
         --listings ../shared/data/listings --picks ../shared/data/picks-dev.json \\
         --profile examples/profile.toml [--cache /tmp/paperbrief-bench.db] [--quick]
+        [--judge-replay judge-replay.json]
 
 Embeddings are cached in ``--cache`` (a paperbrief store), so only the first run embeds.
 Timings are wall-clock on this machine; when other jobs share its cores they are noisy.
@@ -27,18 +34,18 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from paperbrief.models import ScoredPaper
 from paperbrief.profile import Profile, load_profile
 from paperbrief.rank import Embedder, flags, select_picks
 from paperbrief.rank.evaluate import (
+    EvaluatedDay,
     EvaluationReport,
-    ShuffledDay,
     evaluate_ranking,
     load_listing_file,
+    view_ranks,
 )
-from paperbrief.rank.imported import RecordedPost
 from paperbrief.rank.injection import flagged_papers
-from paperbrief.rank.metrics import point_metrics
+from paperbrief.rank.judge import Replay, apply_verdicts, judge_relevance, load_replay
+from paperbrief.rank.metrics import PostResult, point_metrics, summarize
 from paperbrief.store import open_store, temporary_store
 
 # (name, learn, [rank] settings)
@@ -59,28 +66,28 @@ def with_rank(profile: Profile, **settings: object) -> Profile:
     return profile.model_copy(update={"rank": profile.rank.model_copy(update=settings)})
 
 
-class PickLog:
-    """Each day's ranking restricted to what the reader saw, for pick-selection figures."""
+class DayLog:
+    """What each evaluated day looked like, for the figures beyond the ranks."""
 
     def __init__(self) -> None:
-        self.days: list[tuple[list[ScoredPaper], list[RecordedPost]]] = []
+        self.days: list[EvaluatedDay] = []
 
-    def __call__(
-        self, day: ShuffledDay, ranking: list[ScoredPaper], posts: list[RecordedPost]
-    ) -> None:
-        seen = {pid for post in posts for pid in post.shown or ()}
-        shown = [s for s in ranking if not seen or s.paper.id in seen]
-        self.days.append((shown, posts))
+    def __call__(self, day: EvaluatedDay) -> None:
+        if day.posts:
+            self.days.append(day)
 
     def selection(self, profile: Profile) -> tuple[int, int, float]:
-        """(real picks among the chosen, chosen, mean distinct lines among the chosen)."""
+        """(real picks among the chosen, chosen, mean distinct lines among the chosen),
+        picking among the papers the reader saw."""
         hits = chosen = 0
         lines = []
-        for shown, posts in self.days:
+        for day in self.days:
+            seen = {pid for post in day.posts for pid in post.shown or ()}
+            shown = [s for s in day.ranking if not seen or s.paper.id in seen]
             picks = select_picks(shown, profile)
             ids = {p.paper.id for p in picks}
             lines.append(len({p.line for p in picks}))
-            for post in posts:
+            for post in day.posts:
                 hits += len(ids & {pid for pid, _ in post.picks})
                 chosen += len(ids)
         return hits, chosen, statistics.mean(lines) if lines else 0.0
@@ -91,7 +98,8 @@ def run(
     profile: Profile,
     embedder: Embedder,
     learn: bool,
-    observe: PickLog | None = None,
+    observe: DayLog | None = None,
+    replay: Replay | None = None,
 ) -> tuple[EvaluationReport, float]:
     started = time.perf_counter()
     with temporary_store() as scratch:
@@ -104,6 +112,7 @@ def run(
             since=args.since,
             until=args.until,
             observe=observe,
+            judge_replay=replay,
         )
     return report, time.perf_counter() - started
 
@@ -114,13 +123,14 @@ HEADER = (
 )
 
 
+def recall(metrics: dict[str, object], k: int) -> float:
+    values = metrics["recall"]
+    assert isinstance(values, dict)
+    return float(values[str(k)])
+
+
 def line(name: str, shown: dict[str, object], whole: dict[str, object], per_day: float,
          total: float) -> str:  # fmt: skip
-    def recall(metrics: dict[str, object], k: int) -> float:
-        values = metrics["recall"]
-        assert isinstance(values, dict)
-        return float(values[str(k)])
-
     return (
         f"{name:32s}{recall(shown, 5):7.3f}{recall(shown, 10):7.3f}{shown['ndcg@10']:7.3f}"
         f"{shown['mrr']:7.3f} |{recall(whole, 20):7.3f}{recall(whole, 50):7.3f}"
@@ -156,6 +166,94 @@ def injection_scan(listings: Path) -> str:
     return text + "".join(f"\n  {pid}: {sentence}" for pid, sentence in flagged.items())
 
 
+def star_counts(days: Sequence[EvaluatedDay], final: bool = True) -> str:
+    stars = collections.Counter(
+        s.stars
+        for day in days
+        for s in (day.ranking if final else day.cheap)
+        for post in day.posts
+        for pid, _ in post.picks
+        if s.paper.id == pid
+    )
+    total = sum(stars.values()) or 1
+    return (
+        f"{dict(sorted(stars.items()))}: 2-3 stars {(stars[2] + stars[3]) / total:.3f},"
+        f" 4-5 stars {(stars[4] + stars[5]) / total:.3f}"
+    )
+
+
+def judged_views(days: Sequence[EvaluatedDay], replay: Replay, profile: Profile) -> None:
+    """Within shown: cheap alone, judge alone, fused (all shown read), fused as judged."""
+    orders: dict[str, list[tuple[EvaluatedDay, list[str]]]] = collections.defaultdict(list)
+    for day in days:
+        rename = day.day.opaque
+        verdicts = {
+            rename.get(k, k): v for k, v in replay.verdicts.get(day.day.day.isoformat(), {}).items()
+        }
+        screens = {
+            rename.get(k, k): v for k, v in replay.screens.get(day.day.day.isoformat(), {}).items()
+        }
+        cheap = [s.paper.id for s in day.cheap]
+        position = {pid: i for i, pid in enumerate(cheap)}
+        judge_alone = sorted(
+            cheap,
+            key=lambda pid: (
+                -judge_relevance(verdicts[pid]) if pid in verdicts else 1,
+                position[pid],
+            ),
+        )
+        fused_all = apply_verdicts(day.cheap, verdicts, screens, day.reader.reader, profile)
+        orders["cheap ranking alone"].append((day, cheap))
+        orders["judge alone (all shown read)"].append((day, judge_alone))
+        orders["fused, all shown read"].append((day, [s.paper.id for s in fused_all]))
+        orders["fused, as the product judges"].append((day, [s.paper.id for s in day.ranking]))
+    print(f"\nwithin shown, with the judge replay ({sum(len(d.posts) for d in days)} posts):")
+    print(f"{'':34s}{'R@5':>16s}{'R@10':>8s}{'nDCG@10':>18s}{'MRR':>8s}")
+    for name, runs in orders.items():
+        results = [
+            PostResult(post, view_ranks(order, post, post.shown))
+            for day, order in runs
+            for post in day.posts
+        ]
+        m = summarize(results)
+        ci = m["ci95"]
+        assert isinstance(ci, dict)
+        r5, ndcg = ci["recall@5"], ci["ndcg@10"]
+        print(
+            f"{name:34s}{recall(m, 5):7.3f} [{r5[0]:.2f},{r5[1]:.2f}]{recall(m, 10):8.3f}"
+            f"{m['ndcg@10']:8.3f} [{ndcg[0]:.2f},{ndcg[1]:.2f}]{m['mrr']:8.3f}"
+        )
+    # The whole listing: does the judged head hold the reader's picks?
+    picks = held = screened = 0
+    sizes, tokens, prefix = [], [], []
+    for day in days:
+        assert day.judged is not None
+        head = set(day.judged.head)
+        for post in day.posts:
+            for pid, _ in post.picks:
+                picks += 1
+                held += pid in head
+                screened += pid in day.judged.screens or pid in head
+        sizes.append(len(head))
+        tokens.append(day.judged.tokens.prompt)
+        prefix.append(day.judged.tokens.prefix_share)
+    print(
+        f"\nwhole listing: the judged head holds {held}/{picks} = {held / max(picks, 1):.3f}"
+        f" of the reader's picks (screened or read: {screened / max(picks, 1):.3f});"
+        f" head {min(sizes)}-{max(sizes)} papers (mean {statistics.mean(sizes):.0f});"
+        f" judge prompt tokens per day max {max(tokens):,}, mean {statistics.mean(tokens):,.0f};"
+        f" shared prefix {min(prefix):.3f}-{max(prefix):.3f}"
+    )
+    fusion = [d.reader.reader.fusion for d in days]
+    print(
+        "fusion weights learned walk-forward (judge points per reference z):"
+        f" beta {', '.join(f'{f.beta:.1f}' for f in fusion)};"
+        f" gamma (screen) {', '.join(f'{f.gamma:.1f}' for f in fusion)}"
+    )
+    print(f"stars of the real picks, as judged: {star_counts(days)}")
+    print(f"stars of the real picks, cheap ranking: {star_counts(days, final=False)}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--listings", type=Path, required=True)
@@ -166,6 +264,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--until", type=date.fromisoformat, default=None)
     parser.add_argument("--quick", action="store_true", help="Default variants only.")
     parser.add_argument("--model", default=None, help="Embedding model (default: profile's).")
+    parser.add_argument("--judge-replay", type=Path, default=None, help="Recorded judge answers.")
     args = parser.parse_args(argv)
     profile = load_profile(args.profile)
     if args.model:
@@ -174,12 +273,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"embedding model {profile.rank.embedding_model}")
     print(f"{'':32s}{'within shown':^28s} |{'whole listing, ids shuffled':^21s} |")
     print(HEADER)
-    picks = PickLog()
+    log = DayLog()
     default: EvaluationReport | None = None
     with open_store(args.cache) as store:
         embedder = Embedder(cache=store.embeddings, model_name=profile.rank.embedding_model)
         for name, learn, settings in variants:
-            observe = picks if learn and not settings else None
+            observe = log if learn and not settings else None
             report, total = run(args, with_rank(profile, **settings), embedder, learn, observe)
             shown, whole = report.primary.system, report.whole_listing.system
             print(line(name, shown, whole, report.seconds_per_day, total), flush=True)
@@ -190,24 +289,34 @@ def main(argv: Sequence[str] | None = None) -> None:
             shown = default.primary.baselines[baseline]
             whole = default.whole_listing.baselines[baseline]
             print(line(f"baseline: {baseline}", shown, whole, 0.0, 0.0))
+        if args.judge_replay is not None:
+            replay = load_replay(args.judge_replay)
+            judged_log = DayLog()
+            run(args, profile, embedder, True, judged_log, replay)
+            judged_views(judged_log.days, replay, profile)
     print(f"\n--learn by halves: {halves(default)}")
     print("\npick selection under --learn, among the papers the reader saw"
           f" ({profile.picks_per_day} picks, min_stars {profile.min_stars}):")  # fmt: skip
     for diversity in DIVERSITY:
-        hits, chosen, lines = picks.selection(with_rank(profile, diversity=diversity))
+        hits, chosen, lines = log.selection(with_rank(profile, diversity=diversity))
         print(
             f"  diversity {diversity:.1f}: {hits}/{chosen} chosen were real picks"
             f" ({hits / max(chosen, 1):.3f}); {lines:.2f} research lines per day"
         )
-    reader = [
-        len({s.line for s in shown if s.paper.id in {pid for p in posts for pid, _ in p.picks}})
-        for shown, posts in picks.days
+    reader_lines = [
+        len(
+            {
+                s.line
+                for s in day.ranking
+                if s.paper.id in {pid for p in day.posts for pid, _ in p.picks}
+            }
+        )
+        for day in log.days
     ]
-    print(f"  the reader's own picks span {statistics.mean(reader):.2f} lines per day")
-    stars = collections.Counter(s for r in default.per_post for s in r.pick_stars if s)
-    print(f"\nstars of the real picks under --learn: {dict(sorted(stars.items()))}")
-    flagged = sum(flags.has(s, flags.INSTRUCTIONS) for shown, _ in picks.days for s in shown)
-    print(f"papers flagged for instructions among the shown papers: {flagged}")
+    print(f"  the reader's own picks span {statistics.mean(reader_lines):.2f} lines per day")
+    print(f"\nstars of the real picks under --learn: {star_counts(log.days)}")
+    flagged = sum(flags.has(s, flags.INSTRUCTIONS) for day in log.days for s in day.ranking)
+    print(f"papers flagged for instructions in the evaluated listings: {flagged}")
     print(injection_scan(args.listings))
 
 

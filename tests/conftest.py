@@ -4,9 +4,7 @@ fixture file is used by some test (in the style of arxiv.py's ``pytest_sessionfi
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -35,25 +33,26 @@ sys.addaudithook(_record_fixture_opens)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Child processes (the kill -9 runs, CLI subprocesses, the PDF reader) share one
-    bytecode cache for the session, so each does not compile paperbrief again from source:
-    an environment may set PYTHONDONTWRITEBYTECODE, and a cache in a temporary folder keeps
-    .pyc files out of the tree as well."""
-    cache = tempfile.mkdtemp(prefix="paperbrief-test-pycache-")
-    config.stash[_PYCACHE] = (cache, os.environ.get("PYTHONDONTWRITEBYTECODE"))
-    os.environ["PYTHONPYCACHEPREFIX"] = cache
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    """Child processes (the kill -9 runs, CLI subprocesses, the PDF reader) read and write
+    bytecode where Python keeps it, even when the environment sets PYTHONDONTWRITEBYTECODE:
+    the dev venv's packages were compiled when pip installed them, and paperbrief's and the
+    tests' own modules are compiled by the first child that imports them, not by each.
+    (A session-wide PYTHONPYCACHEPREFIX did the same for the tree but made the first child
+    compile every installed package again, ~2 s of CPU; the tree's ``__pycache__`` folders
+    are ignored by git and left out of the wheel's build copy.)"""
+    config.stash[_DONT_WRITE] = os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    cache, dont_write = config.stash[_PYCACHE]
-    os.environ.pop("PYTHONPYCACHEPREFIX", None)
+    child = sys.modules.get("tests.support.child")
+    if child is not None:  # its fork server's runs count in this process's CPU time
+        child.stop_fork_server()
+    dont_write = config.stash[_DONT_WRITE]
     if dont_write is not None:
         os.environ["PYTHONDONTWRITEBYTECODE"] = dont_write
-    shutil.rmtree(cache, ignore_errors=True)
 
 
-_PYCACHE = pytest.StashKey[tuple[str, str | None]]()
+_DONT_WRITE = pytest.StashKey[str | None]()
 
 
 @pytest.fixture(autouse=True)

@@ -1,15 +1,27 @@
-"""Every command documents itself: `-h` works everywhere and shows a description."""
+"""Every command documents itself: `-h` works everywhere and shows a description; a
+command's module is imported when the command is asked for."""
 
 from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import click
 from click.testing import CliRunner
 
-from paperbrief.cli import cli
+import paperbrief.cli
+from paperbrief.cli import COMMAND_MODULES, cli
+from tests.support import EXAMPLE_PROFILE
 
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()):
-    for name, command in group.commands.items():
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        assert command is not None, name
         path = (*prefix, name)
         yield path, command
         if isinstance(command, click.Group):
@@ -68,3 +80,43 @@ def test_version_answers_without_loading_the_cli():
     assert first == f"paperbrief, version {__version__}"
     assert loaded == "['paperbrief', 'paperbrief.launch']"  # nothing else was imported
     assert CliRunner().invoke(cli, ["--version"], prog_name="paperbrief").output.strip() == first
+
+
+def test_each_command_is_looked_up_in_the_module_that_defines_it():
+    """The CLI imports a command's module when the command is asked for, by the table in
+    paperbrief/cli/__init__.py: it names exactly the commands each module defines, and
+    every module that defines commands."""
+    package = Path(paperbrief.cli.__file__).parent
+    defining = {path.stem for path in package.glob("*.py") if "\nCOMMANDS" in path.read_text()}
+    assert defining == set(COMMAND_MODULES.values())
+    for module in defining:
+        commands = importlib.import_module(f"paperbrief.cli.{module}").COMMANDS
+        assert {c.name for c in commands} == {
+            name for name, home in COMMAND_MODULES.items() if home == module
+        }, module
+
+
+def test_a_light_command_imports_neither_the_pipeline_nor_the_heavy_libraries(tmp_path):
+    """`profile check` (and `--version`) in a fresh interpreter: what the commands that do
+    not run a day leave alone, so they start in a fraction of a second."""
+    heavy = [
+        "paperbrief.pipeline", "paperbrief.services", "paperbrief.rank", "numpy",
+        "onnxruntime", "tokenizers", "jinja2", "httpx", "lxml", "pypdfium2", "starlette",
+    ]  # fmt: skip
+    probe = (
+        "import sys\n"
+        "from paperbrief.cli import cli\n"
+        "for args in (['--version'], ['profile', 'check', '--profile', sys.argv[1]]):\n"
+        "    try:\n"
+        "        cli.main(args, prog_name='paperbrief')\n"
+        "    except SystemExit as done:\n"
+        "        assert not done.code, done.code\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PAPERBRIEF_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(EXAMPLE_PROFILE)],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout

@@ -84,7 +84,9 @@ def test_errors_show_even_when_quiet(isolated_home, tmp_path):
 
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()):
-    for name, command in group.commands.items():
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
         yield (*prefix, name)
         if isinstance(command, click.Group):
             yield from _commands(command, (*prefix, name))

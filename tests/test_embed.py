@@ -29,8 +29,13 @@ from paperbrief.rank.embed import (
 )
 from paperbrief.rank.text import text_hash
 from paperbrief.store import open_store
-from tests.support import EXAMPLE_PROFILE, FIXTURES, ROOT
-from tests.support.embedding import SAMPLE_VECTORS, sample_day_texts, sample_vectors
+from tests.support import EXAMPLE_PROFILE, ROOT
+from tests.support.embedding import (
+    SAMPLE_VECTORS,
+    sample_day_texts,
+    sample_vectors,
+    unseen_listing,
+)
 
 SHIPPED = embed._model_file
 
@@ -134,7 +139,7 @@ def test_without_a_loadable_model_the_day_is_ranked_lexically_exit_8_and_the_foo
 ):
     """A damaged install costs the day nothing: the lexical scorers rank it, the digest
     says why, the run exits 8; the next run with the model mended ranks as usual."""
-    listing = FIXTURES / "pipeline" / "2026-05-22.jsonl"
+    listing = unseen_listing(tmp_path)
     args = ["run", "--listing", str(listing), "--profile", str(EXAMPLE_PROFILE), "--offline"]
     args += ["--out", str(tmp_path / "out")]
     model_file_replaced_by(monkeypatch, damaged_copy(tmp_path))
@@ -184,7 +189,7 @@ def test_a_new_onnxruntime_release_that_breaks_still_gives_a_lexical_digest(
     (info / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: onnxruntime\nVersion: 9.0.0\n", encoding="utf-8"
     )
-    listing = FIXTURES / "pipeline" / "2026-05-22.jsonl"
+    listing = unseen_listing(tmp_path)
     out = tmp_path / "out"
     command = [sys.executable, "-m", "paperbrief", "run", "--listing", str(listing)]
     command += ["--profile", str(EXAMPLE_PROFILE), "--offline", "--out", str(out)]

@@ -10,22 +10,14 @@ import pytest
 from click.testing import CliRunner
 
 from paperbrief.cli import cli
-from paperbrief.profile import load_profile
-from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import PostResult, RecordedPost, evaluate_ranking, summarize
 from paperbrief.store import temporary_store
-from tests.support.rank import RANK_FIXTURES, seeded_store
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory, encoder) -> Embedder:
-    store = seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite")
-    return Embedder(cache=store.embeddings, encoder=encoder)
-
-
-@pytest.fixture(scope="module")
-def profile():
-    return load_profile(RANK_FIXTURES / "profile.toml")
+from tests.support.rank import (  # noqa: F401 (rank_embedder and rank_profile are fixtures)
+    RANK_FIXTURES,
+    rank_embedder,
+    rank_profile,
+    seeded_store,
+)
 
 
 def test_metrics_count_every_pick_and_grade_by_stars():

@@ -150,6 +150,54 @@ def test_a_partly_refused_recipient_list_never_resends_to_the_accepted(tmp_path)
     assert rows["a@example.org"].status == rows["b@example.org"].status == "sent"
 
 
+def test_anything_escaping_the_email_channel_costs_only_email(tmp_path):
+    """A header that breaks the message (planted past the profile's check, as a bug would
+    let one through) raises ValueError inside the e-mail channel: e-mail fails alone, with
+    a journal row per recipient, and the webhook after it is still sent."""
+    posts: list[bytes] = []
+
+    def hook(conn, request):
+        posts.append(request)
+        conn.sendall(response(b'{"ok": true}'))
+
+    inbox = Inbox()
+    profile, digest = _sample()
+    with (
+        smtp_server(inbox) as port,
+        RawServer(hook) as server,
+        open_store(tmp_path / "pb.db") as store,
+    ):
+        mail = _mail(profile, port, ["a@example.org", "b@example.org"]).delivery.email
+        broken = mail.model_copy(update={"sender": "bot <bot@example.org>\nBcc: x@evil.example"})
+        webhook = WebhookSettings(kind="generic", url=server.url + "/hook", timeout=2.0)
+        delivery = DeliverySettings(email=broken, webhooks=[webhook])
+        profile = profile.model_copy(update={"delivery": delivery})
+        stored = _store_digest(store, profile, digest)
+        email_result, hook_result = _deliver(store, profile, stored)
+        rows = {row.target: row for row in store.deliveries.targets(DAY, "email", profile.key)}
+    assert email_result.status == "failed" and "ValueError" in email_result.detail
+    assert {t: r.status for t, r in rows.items()} == {
+        "a@example.org": "failed",
+        "b@example.org": "failed",
+    }
+    assert hook_result.status == "sent" and len(posts) == 1
+    assert inbox.messages == []
+
+
+def test_a_line_break_in_the_title_is_folded_out_of_the_subject(tmp_path):
+    inbox = Inbox()
+    profile, digest = _sample()
+    with smtp_server(inbox) as port, open_store(tmp_path / "pb.db") as store:
+        profile = _mail(profile, port, ["a@example.org"])
+        digest = replace(digest, title="Day one\r\nBcc: x@evil.example")
+        (result,) = _deliver(store, profile, _store_digest(store, profile, digest))
+    assert result.status == "sent"
+    (raw,) = inbox.to("a@example.org")
+    headers = raw.split(b"\r\n\r\n", 1)[0].decode()
+    assert "Subject: Day one Bcc: x@evil.example" in headers
+    assert "\nBcc:" not in headers
+
+
 def test_an_smtp_server_dripping_its_greeting_is_cut_at_the_timeout(tmp_path):
     profile, digest = _sample()
     greeting = drip(b"220 slow.example ESMTP hello\r\n" * 20, every=0.2)
@@ -186,6 +234,35 @@ def test_an_earlier_days_failed_channel_is_retried_by_the_next_days_run(tmp_path
             == "already-sent"
         )
     assert len(posts) == 3
+
+
+def test_a_failure_older_than_the_retry_window_is_reported_not_dropped(tmp_path):
+    """issue 21: delivery failures older than 7 days were dropped without a word."""
+    from paperbrief.pipeline import RunResult
+
+    posts: list[bytes] = []
+    answers = iter([500, 200])
+
+    def hook(conn, request):
+        posts.append(request)
+        conn.sendall(response(b"{}", status=next(answers)))
+
+    profile, digest = _sample()
+    with RawServer(hook) as server, open_store(tmp_path / "pb.db") as store:
+        profile = _hook(profile, server.url + "/hook")
+        old = _store_digest(store, profile, digest)
+        (failed,) = _deliver(store, profile, old)
+        assert failed.status == "failed"
+        later = date(2026, 6, 2)  # eleven days on
+        today = _store_digest(store, profile, replace(digest, digest_date=later))
+        results = deliver_published(store, profile, today, RunOptions(), QuietReporter())
+    assert [(r.digest_date, r.status) for r in results] == [(later, "sent"), (DAY, "given-up")]
+    reported = results[1]
+    assert "1 digest(s) older than 7 days never delivered (2026-05-22)" in reported.detail
+    assert "paperbrief send --date 2026-05-22 --channel generic" in reported.detail
+    assert len(posts) == 2  # reported, not retried
+    run = RunResult(later, later, deliveries=tuple(results))
+    assert run.failed_channels == []  # today's run is not failed by an old day
 
 
 def test_an_earlier_days_unknown_send_is_reported_by_later_runs_never_resent(tmp_path):

@@ -26,6 +26,8 @@ from tests.support.faults import require_namespaces
 LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
 BASE = EXAMPLE_PROFILE.read_text(encoding="utf-8")
 TITLE = 'title = "arXiv 每日速递 {date}"'
+COVER = 'coverColor = "from-emerald-500 to-teal-600"'
+EMAIL = "[delivery.email]\n"
 
 
 def _problems(text: str) -> dict[str, str]:
@@ -80,6 +82,65 @@ def _problems(text: str) -> dict[str, str]:
             "delivery.blog.filename",
             "plain file name",
         ),
+        # issue 21: what goes into a header, a front matter or every reader's e-mail
+        ((TITLE, 'title = "Digest {date}\\nBcc: x@evil.example"'), "output.title", "one line"),
+        (
+            (
+                "[rank]\n",
+                '[delivery.email]\nsubject = "{title}\\r\\nBcc: x@evil.example"\n[rank]\n',
+            ),
+            "delivery.email.subject",
+            "one line",
+        ),
+        (
+            (
+                "[rank]\n",
+                '[delivery.email]\nsender = "bot@example.org\\nBcc: x@evil.example"\n[rank]\n',
+            ),
+            "delivery.email.sender",
+            "one line",
+        ),
+        (
+            (
+                'coverColor = "from-emerald-500 to-teal-600"',
+                'date = "2026\\n---\\n<script>x()</script>"',
+            ),
+            "output.extra_front_matter",
+            "written by the digest itself",
+        ),
+        (
+            (
+                'coverColor = "from-emerald-500 to-teal-600"',
+                'coverColor = "a\\n---\\n<script>x()</script>"',
+            ),
+            "output.extra_front_matter",
+            "one line",
+        ),
+        (
+            (COVER, '"cover: x\\n" = "y"'),
+            "output.extra_front_matter",
+            "letters, digits",
+        ),
+        (
+            ("[rank]\n", '[delivery]\nlink = "javascript:alert(1)//{date}"\n[rank]\n'),
+            "delivery.link",
+            "not an http(s) address",
+        ),
+        (
+            ("[rank]\n", '[delivery]\nlink = "https://user:pw@blog.example/{date}"\n[rank]\n'),
+            "delivery.link",
+            "no user name, password",
+        ),
+        (
+            ("[rank]\n", "[llm]\nmax_retries = 50\n[rank]\n"),
+            "llm.max_retries",
+            "less than or equal to 10",
+        ),
+        (
+            ("[rank]\n", '[rank]\nembedding_model = "bge-small-en"\n'),
+            "rank.embedding_model",
+            "not a bundled embedding model",
+        ),
     ],
     ids=[
         "tz-missing",
@@ -97,6 +158,16 @@ def _problems(text: str) -> dict[str, str]:
         "title-width",
         "title-brace",
         "blog-filename",
+        "title-newline",
+        "subject-newline",
+        "sender-newline",
+        "front-matter-date",
+        "front-matter-value-newline",
+        "front-matter-key",
+        "link-scheme",
+        "link-credentials",
+        "retries-50",
+        "embedding-model",
     ],
 )
 def test_a_bad_value_is_a_named_problem(edit, key, says):
@@ -229,14 +300,17 @@ def test_an_embedding_model_that_is_not_bundled_is_one_line(tmp_path, isolated_h
         BASE.replace("[rank]\n", '[rank]\nembedding_model = "other/model"\n'), "utf-8"
     )
     result = _run(["--profile", str(profile), "--out", str(tmp_path)], {})
-    assert result.exit_code == 1 and "other/model" in result.output
-    assert "is not bundled" in result.output
+    assert result.exit_code == EXIT_USAGE and "other/model" in result.output
+    assert "not a bundled embedding model" in result.output
+    # ... and `profile check` refuses it the same way, before any run
+    checked = CliRunner().invoke(cli, ["profile", "check", "--profile", str(profile)])
+    assert checked.exit_code == EXIT_USAGE and "rank.embedding_model" in checked.output
 
 
 @pytest.mark.slow
 def test_hostile_titles_print_no_terminal_escapes_in_run_and_rank(tmp_path, embedded_home):
     rows = [json.loads(line) for line in LISTING.read_text(encoding="utf-8").splitlines()]
-    hostile = "\x1b]0;pwned\x07\x1b[2J\u202eCleared\x1b[31m red"
+    hostile = "\x1b]0;pwned\x07\x1b[2J\u202eCleared\x1b[31m red \x9b2J\u2066"
     for row in rows:
         row["title"] = row["title"] + " " + hostile
     listing = tmp_path / "2026-05-22.jsonl"
@@ -249,12 +323,22 @@ def test_hostile_titles_print_no_terminal_escapes_in_run_and_rank(tmp_path, embe
         env=env,
     )
     ranked = CliRunner().invoke(cli, ["rank", "--listing", str(listing), *profile], env=env)
+    # issue 21: search, and the JSON of rank (C1 controls and bidi overrides too)
+    as_json = CliRunner().invoke(
+        cli, ["rank", "--listing", str(listing), *profile, "--json"], env=env
+    )
+    searched = CliRunner().invoke(cli, ["search", "Cleared"], env=env)
+    found_json = CliRunner().invoke(cli, ["search", "Cleared", "--json"], env=env)
     assert "Cleared" in ran.output  # the text stays, inert
-    for result in (ran, ranked):
+    for result in (ran, ranked, as_json, searched, found_json):
         assert result.exit_code == 0, result.output
         assert "pwned" in result.output
         assert "\x1b" not in result.output and "\x07" not in result.output
-        assert "\u202e" not in result.output
+        assert "\u202e" not in result.output and "\x9b" not in result.output
+    # the JSON still carries the text exactly, as escapes a JSON reader decodes
+    (first, *_) = json.loads(as_json.stdout)["ranking"]
+    assert first["title"].endswith(hostile)
+    assert json.loads(found_json.stdout)["papers"][0]["title"].endswith(hostile)
 
 
 def test_disk_full_is_one_line_and_leaves_no_partial_file(tmp_path):

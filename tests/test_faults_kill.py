@@ -1,7 +1,8 @@
 """kill -9 at every stage of a real `paperbrief run` child process, and two runs at once
 (see tests/faults.md): real loopback LLM, arXiv, webhook and SMTP servers. After a kill
 the rerun publishes, and no message reaches anyone twice without being recorded and
-reported."""
+reported. The runs are forks of a process that has imported paperbrief once
+(``tests/support/child.py``); the second of the two runs at once is a fresh interpreter."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ import json
 import os
 import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -24,6 +23,7 @@ from paperbrief.cli import cli
 from paperbrief.errors import EXIT_BUSY, EXIT_DELIVERY_FAILED
 from paperbrief.store import open_store
 from tests.support import EXAMPLE_PROFILE, FIXTURES, ROOT
+from tests.support.child import ChildRun, stop_fork_server
 from tests.support.faults import RawServer, response
 from tests.support.openai_server import OpenAIServer
 from tests.support.pipeline_llm import whole_run
@@ -36,10 +36,11 @@ pytestmark = pytest.mark.slow
 
 class Hook:
     """A webhook receiver: records each POST; with ``hold`` it answers nothing (the POST
-    stays in flight until the sender goes away)."""
+    stays in flight until the sender goes away), with ``answer_after`` it answers late."""
 
     def __init__(self) -> None:
         self.hold = False
+        self.answer_after = 0.0
         self.posts: list[bytes] = []
         self.arrived = threading.Event()
 
@@ -51,6 +52,7 @@ class Hook:
             with contextlib.suppress(OSError):
                 conn.recv(1)
             return
+        time.sleep(self.answer_after)
         conn.sendall(response(b'{"ok": true}'))
 
     def keys(self) -> list[str]:
@@ -97,19 +99,13 @@ class Day:
         )
         self.env = {**os.environ, "PAPERBRIEF_HOME": str(home), "PAPERBRIEF_LLM_API_KEY": "k"}
 
-    def start(self) -> subprocess.Popen[str]:
-        return subprocess.Popen(
-            [sys.executable, "-m", "tests.support.child", str(self.spec)],
-            cwd=ROOT,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+    def start(self, fresh: bool = False) -> ChildRun:
+        return ChildRun(self.spec, self.env, ROOT, fresh=fresh)
 
-    def run(self) -> tuple[int, str, str]:
-        child = self.start()
+    def run(self, fresh: bool = False) -> tuple[int, str, str]:
+        child = self.start(fresh)
         out, err = child.communicate(timeout=240)
+        assert child.returncode is not None
         return child.returncode, out, err
 
     def kill_at(self, stage: str, delay: float = 0.0) -> str:
@@ -133,6 +129,14 @@ class Day:
             ["send", "--profile", str(self.profile), *args],
             env={"PAPERBRIEF_HOME": str(self.home)},
         )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fork_server():
+    """The runs here are forks of one warm process (tests/support/child.py); ended with
+    the module, so the CPU they spent is counted where a fresh interpreter's would be."""
+    yield
+    stop_fork_server()
 
 
 @pytest.fixture
@@ -171,6 +175,9 @@ STAGES = [
 @pytest.mark.parametrize("stage", STAGES, ids=lambda stage: stage.split()[0])
 def test_kill_9_at_a_stage_then_the_rerun_publishes_and_sends_nothing_twice(world, stage):
     day, llm, hook, inbox = world
+    # Loopback deliveries take milliseconds: answered late, they keep a kill 50 ms into
+    # publishing or delivering inside the run, not after a run that already finished.
+    hook.answer_after = 0.5
     day.kill_at(stage, delay=0.05)
     code, out, err = day.run()
     assert code in (0, EXIT_DELIVERY_FAILED), err
@@ -252,10 +259,90 @@ def test_two_runs_of_the_same_day_at_once_deliver_once_and_pay_once(world):
     for line in first.stdout:
         if line.startswith("stage: ranking"):
             break
-    code, out, err = day.run()
+    code, out, err = day.run(fresh=True)  # and this one from a fresh interpreter, as cron's
     assert code == EXIT_BUSY, (out, err)
     assert "another paperbrief run for 2026-05-23" in err and "did nothing" in err
     rest, first_err = first.communicate(timeout=240)
     assert first.returncode == 0, first_err
     assert len(hook.posts) == 1 and all(len(inbox.to(r)) == 1 for r in RECIPIENTS)
     assert max(_asked(llm).values()) == 1
+
+
+def _wait_for(condition, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(("number", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_during_judge_calls_stops_the_run_within_seconds_and_the_rerun_resumes(
+    world, number, code
+):
+    """issue 21: Ctrl-C during judge calls had not ended the run 60 s later, SIGTERM (what
+    `systemctl stop` and `docker stop` send) killed it with no handler, and the record said
+    `running` forever. Now the calls in flight are abandoned (the endpoint holds each answer
+    for 30 s), the run says `interrupted`, and the rerun finishes, paying each answer once."""
+    day, llm, hook, inbox = world
+    llm.delay = 30.0
+    child = day.start()
+    _wait_for(lambda: llm.request_count >= 2)  # judge calls in flight, answers held
+    stopped = time.monotonic()
+    child.send_signal(number)
+    out, err = child.communicate(timeout=30)
+    took = time.monotonic() - stopped
+    print(f"\n{signal.Signals(number).name}: the run stopped in {took:.2f} s")
+    assert child.returncode == code, err
+    assert took < 8, f"the run took {took:.1f} s to stop"  # each answer was 30 s away
+    assert "interrupted" in err and "Traceback" not in err
+    asked_before = llm.request_count
+    with open_store(day.home / "paperbrief.db") as store:
+        (run,) = store.runs.all()
+        assert run.status == "interrupted" and run.detail == signal.Signals(number).name
+        assert not [c for c in store.llm.calls() if c.outcome.startswith("ok")]
+        assert store.digests.entries() == []
+    assert len(hook.posts) == 0  # nothing was delivered
+    llm.delay = 0.0
+    rerun, out, err = day.run()
+    assert rerun == 0, err
+    assert Path(_result(out)["files"]["markdown"]).exists()
+    with open_store(day.home / "paperbrief.db") as store:
+        assert [r.status for r in store.runs.all()] == ["interrupted", "ok"]
+        paid = Counter(c.cache_key for c in store.llm.calls() if c.outcome.startswith("ok"))
+    assert paid and max(paid.values()) == 1  # every answer charged once
+    # an abandoned question is asked again, once; nothing is asked a third time
+    assert max(_asked(llm).values()) <= 2 and asked_before <= 4  # the client's concurrency
+    assert len(hook.posts) == 1 and all(len(inbox.to(r)) == 1 for r in RECIPIENTS)
+
+
+def test_a_run_killed_9_is_recognised_as_dead_by_the_next_run(world):
+    day, _, _, _ = world
+    day.kill_at("ranking")
+    with open_store(day.home / "paperbrief.db") as store:
+        (run,) = store.runs.all()
+        assert run.status == "running" and run.pid is not None  # nothing could record it
+    code, out, err = day.run()
+    assert code == 0, err
+    notes = _result(out)["notes"]
+    assert any("died without finishing" in note for note in notes), notes
+    with open_store(day.home / "paperbrief.db") as store:
+        dead, ok = store.runs.all()
+    assert dead.status == "dead" and "kill -9" in (dead.detail or "")
+    assert ok.status == "ok"
+
+
+def test_a_running_record_of_a_live_run_is_not_called_dead(world):
+    day, llm, _, _ = world
+    llm.delay = 1.0
+    first = day.start()
+    assert first.stdout is not None
+    for line in first.stdout:
+        if line.startswith("stage: ranking"):
+            break
+    code, out, err = day.run()  # a second run while the first holds the day
+    assert code == EXIT_BUSY, err
+    with open_store(day.home / "paperbrief.db") as store:
+        statuses = [run.status for run in store.runs.all()]
+    assert statuses[0] == "running" and "dead" not in statuses
+    first.communicate(timeout=240)
+    assert first.returncode == 0

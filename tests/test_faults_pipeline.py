@@ -22,7 +22,14 @@ from paperbrief.store import Store, open_store
 from tests.support import EXAMPLE_PROFILE, FIXTURES
 from tests.support.faults import closed_port, without_network
 from tests.support.openai_server import OpenAIServer, Reply
-from tests.support.pipeline_llm import day_answer, judge_answer, kind_of, read_answer, whole_run
+from tests.support.pipeline_llm import (
+    day_answer,
+    judge_answer,
+    kind_of,
+    read_answer,
+    screen_answer,
+    whole_run,
+)
 
 LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
 TODAY = date(2026, 5, 23)
@@ -111,10 +118,14 @@ def test_budget_spent_mid_writing_leaves_later_picks_with_the_offline_brief(
 ):
     def route(body):
         kind = kind_of(body)
+        if kind == "screen":
+            return Reply(content=screen_answer(body), prompt_tokens=1, completion_tokens=1)
         if kind == "judge":
             return Reply(content=judge_answer(body), prompt_tokens=1, completion_tokens=1)
         if kind == "day":
             return Reply(content=day_answer(body), prompt_tokens=1, completion_tokens=1)
+        if kind == "addresses":
+            return Reply(content=whole_run(body).content, prompt_tokens=1, completion_tokens=1)
         return Reply(content=read_answer(), prompt_tokens=100_000, completion_tokens=1)
 
     profile = _profile(concurrency=1, daily_token_budget=150_000, daily_cost_budget=0)

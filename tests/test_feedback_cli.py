@@ -77,3 +77,34 @@ def test_import_of_a_malformed_file_names_the_format(tmp_path, monkeypatch):
     result = run(tmp_path, monkeypatch, "import", str(bad))
     assert result.exit_code == 1 and "shown" in result.output
     assert not events(tmp_path)
+
+
+def test_rate_to_start_asks_and_records_in_the_terminal(tmp_path, monkeypatch):
+    """`feedback start` picks papers from the stored days, asks about each and records the
+    answers as the reader's own signals (y = 👍, n = 👎, s = skip, q = stop)."""
+    import json
+
+    from paperbrief.models import Listing
+    from paperbrief.rank.evaluate import load_listing_file
+    from tests.support.rank import seeded_store
+
+    monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path))
+    store = seeded_store(tmp_path / "paperbrief.db")
+    from datetime import date
+
+    for path in sorted((RANK_FIXTURES / "listings").glob("*.jsonl.gz")):
+        day = date.fromisoformat(path.name[:10])
+        store.listings.save(Listing(day, tuple(load_listing_file(path)), source="test"))
+    store.close()
+    profile = ["--profile", str(RANK_FIXTURES / "profile.toml")]
+    listed = CliRunner().invoke(cli, ["feedback", "start", *profile, "--list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    rows = json.loads(listed.output)
+    assert len(rows) == 20 and {"id", "title", "line", "stars", "relevance"} <= set(rows[0])
+    asked = CliRunner().invoke(
+        cli, ["feedback", "start", *profile, "--count", "5"], input="y\nn\ns\ny\nq\n"
+    )
+    assert asked.exit_code == 0, asked.output
+    assert "recorded 3 ratings (2 👍, 1 👎)" in asked.output
+    signals = [(e.signal, e.source) for e in events(tmp_path)]
+    assert signals == [("up", "cli"), ("down", "cli"), ("up", "cli")]

@@ -221,7 +221,7 @@ def test_read_reports_a_missing_file_with_a_hint(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERBRIEF_HOME", str(tmp_path))
     result = CliRunner().invoke(cli, ["read", str(tmp_path / "nope.pdf")])
     assert result.exit_code != 0
-    assert "cannot read" in result.output
+    assert "does not exist" in result.output and "hint: check the path" in result.output
 
 
 def test_degraded_conversion_is_kept_only_as_the_last_resort(httpserver, client):

@@ -72,3 +72,50 @@ def test_rough_and_bounded_numbers_say_so():
     assert by_text["1,000"].bound == "over"
     assert by_text["5%"].bound == "under"
     assert by_text["-4.5%"].negative
+
+
+@pytest.mark.parametrize(
+    ("text", "pair"),
+    [
+        ("后门检测只在 5 个设置中的 4 个显著", (4.0, 5.0)),
+        ("五个数据集里有四个", (4.0, 5.0)),
+        ("1 in 5 patients find a mistake", (1.0, 5.0)),
+        ("4 out of 5 settings", (4.0, 5.0)),
+    ],
+)
+def test_a_part_of_a_whole_reads_as_a_pair(text, pair):
+    (mention,) = find_numbers(text)
+    assert mention.pair == pair
+
+
+def test_a_dash_between_two_numbers_is_a_range_not_a_sign():
+    low, high = find_numbers("improved by 11-17% in the automated metrics")
+    assert (low.value, high.value, high.unit, high.negative) == (11.0, 17.0, "%", False)
+    (negative,) = find_numbers("changed by -4.5%")
+    assert negative.negative
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("often totaling over two hundred pages", 200.0),
+        ("three thousand users", 3000.0),
+        ("a small subset of documents (on average, eight) that", 8.0),
+    ],
+)
+def test_english_number_words_in_compounds_and_after_a_quantifier(text, value):
+    (mention,) = find_numbers(text)
+    assert mention.value == value
+
+
+def test_er_before_a_measure_word_is_an_ordinal_not_a_count():
+    assert find_numbers("经二次审核的摘要") == []
+    assert [m.value for m in find_numbers("审核两次")] == [2.0]
+
+
+def test_a_tex_matrix_reads_as_its_entries():
+    from paperbrief.text import clean_tex
+
+    text = clean_tex(r"with $\displaystyle\beta=\begin{pmatrix}0.10&0.01&5.00\end{pmatrix}$.")
+    assert text == "with β=(0.10, 0.01, 5.00)."
+    assert [m.text for m in find_numbers(text)] == ["0.10", "0.01", "5.00"]

@@ -22,9 +22,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import paperbrief
 from paperbrief.rank.embed import DEFAULT_MODEL
+from paperbrief.rank.text import paper_text, text_hash
+from paperbrief.sources import load_snapshot
 from paperbrief.store import open_store
-from tests.support.embedding import sample_vectors
+from tests.support import EXAMPLE_PROFILE
+from tests.support.embedding import unseen_listing
 from tests.support.faults import offline_but_looking_online
 
 TRACED = ",".join(
@@ -35,15 +39,30 @@ WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC")
 PATH_ARGUMENT = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
-def traced_demo(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Path, list[str]]:
+def _bytecode_of_the_code(path: str) -> bool:
+    """A ``.pyc`` (or its temporary file) in a ``__pycache__`` beside paperbrief's own
+    modules: the interpreter compiling a module that nothing imported before (the CLI loads
+    a command's module only when it runs), not a file paperbrief writes."""
+    package = Path(paperbrief.__file__).parent
+    candidate = Path(path)
+    return (
+        candidate.parent.name == "__pycache__"
+        and ".pyc" in candidate.name
+        and candidate.parent.parent.is_relative_to(package)
+    )
+
+
+def traced(
+    tmp_path: Path, args: list[str]
+) -> tuple[subprocess.CompletedProcess[str], Path, list[str]]:
     strace = shutil.which("strace")
     if strace is None:
         pytest.skip("strace is not installed (apt-get install strace; .ci/run installs it)")
     home = tmp_path / "home"
     (home / "tmp").mkdir(parents=True)
-    # A cold home, as a new user's: the whole day is embedded (~15 s). onnxruntime's
-    # telemetry reports after a while of inference: a home seeded with the day's vectors
-    # (tests/support/embedding.py) runs the model too briefly for it to try.
+    # A cold home, as a new user's. onnxruntime's telemetry reports after a while of
+    # inference: a home seeded with the day's vectors (tests/support/embedding.py) would
+    # run the model too briefly for it to try.
     trace = tmp_path / "trace"
     env = {
         "PATH": "/usr/bin:/bin",
@@ -56,7 +75,7 @@ def traced_demo(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Path,
     if pycache:  # the test session's bytecode cache (tests/conftest.py): Python's, not ours
         env["PYTHONPYCACHEPREFIX"] = pycache
     command = [strace, "-f", "-qq", "-o", str(trace), "-e", f"trace={TRACED}"]
-    command += [sys.executable, "-m", "paperbrief", "demo", "--out", str(home / "out")]
+    command += [sys.executable, "-m", "paperbrief", *args, "--out", str(home / "out")]
     resolv_conf = tmp_path / "resolv.conf"
     resolv_conf.write_text("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
     done = subprocess.run(
@@ -84,6 +103,8 @@ def traced_demo(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Path,
         for path in PATH_ARGUMENT.findall(call.split(")", 1)[0] + ")"):
             if not os.path.isabs(path):
                 path = str(home / path)
+            if _bytecode_of_the_code(path):
+                continue  # Python's cache of the code it runs (an installed wheel has it)
             if not any(path == root or path.startswith(root.rstrip("/") + "/") for root in allowed):
                 writes.append(call)
     lookups = [
@@ -96,12 +117,9 @@ def traced_demo(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Path,
 
 
 def test_the_offline_demo_makes_no_lookup_and_writes_nothing_outside_its_home(tmp_path):
-    done, home, offences = traced_demo(tmp_path)
+    done, home, offences = traced(tmp_path, ["demo"])
     assert done.returncode == 0, done.stderr[-2000:]
     assert (home / "out" / "2026-05-23.md").is_file()
-    with open_store(home / ".paperbrief" / "demo" / "paperbrief.db") as store:
-        stored = store.embeddings.get(DEFAULT_MODEL, sample_vectors())
-    assert len(stored) == len(sample_vectors())  # the model ran: it embedded the whole day
     assert not offences, "\n".join(offences[:20])
     assert not (home / ".cache").exists()  # no ~/.cache/Microsoft (device id, machine profile)
     assert sorted(p.name for p in home.iterdir()) == [".paperbrief", "out", "tmp"]
@@ -110,4 +128,21 @@ def test_the_offline_demo_makes_no_lookup_and_writes_nothing_outside_its_home(tm
         os.umask(0o022)
     )
     assert (home / ".paperbrief" / "demo" / "paperbrief.db").stat().st_mode & 0o777 == 0o600
+
+
+def test_an_offline_run_that_runs_the_model_makes_no_lookup(tmp_path):
+    """The demo's day ships with its vectors (the sample day's), so it hardly runs the
+    model; a day of new papers is embedded whole, long enough for onnxruntime's
+    telemetry to try to report."""
+    listing = unseen_listing(tmp_path)
+    args = ["run", "--listing", str(listing), "--profile", str(EXAMPLE_PROFILE), "--offline"]
+    done, home, offences = traced(tmp_path, args)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with open_store(home / ".paperbrief" / "paperbrief.db") as store:
+        papers = load_snapshot(listing).papers
+        texts = {text_hash(paper_text(p)): p for p in papers}
+        stored = store.embeddings.get(DEFAULT_MODEL, dict.fromkeys(texts))
+    assert len(stored) >= 0.5 * len(papers), len(stored)  # the model ran: it embedded the day
     assert np.isfinite(list(stored.values())[0]).all()
+    assert not offences, "\n".join(offences[:20])
+    assert not (home / ".cache").exists()

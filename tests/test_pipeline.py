@@ -21,6 +21,7 @@ from paperbrief.profile import load_profile
 from paperbrief.services import ArxivEndpoints, Services
 from paperbrief.store import open_store
 from tests.support import EXAMPLE_PROFILE, FIXTURES
+from tests.support.pipeline_llm import kind_of, screen_answer
 
 LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
 T = TypeVar("T")
@@ -93,7 +94,7 @@ def test_crash_half_way_then_resume_keeps_what_was_done(tmp_path: Path, pipeline
         resumed = _run(store, tmp_path, pipeline_vectors)
         assert [p.paper.id for p in resumed.picks] == picks
         assert resumed.files["markdown"].exists()
-        assert [run.status for run in store.runs.all()] == ["crashed", "ok"]
+        assert [run.status for run in store.runs.all()] == ["interrupted", "ok"]
 
 
 def test_day_with_nothing_in_the_profiles_categories_is_empty(tmp_path: Path, pipeline_vectors):
@@ -250,12 +251,13 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(
 
     def judge(user: str) -> Reply:
         keys = re.findall(r'<paper key="(P\d+)">\nTitle: (.*)', user)
-        if not promoted:  # the last paper of the first batch becomes the must-read
+        if not promoted:  # the paper of the first reading becomes the must-read
             promoted.append(keys[-1][1])
         verdicts = [
             {
                 "key": key,
                 "stars": 5 if title in promoted else 2,
+                "relevance": 95 if title in promoted else 45,
                 "line": "Agent 边际价值实证",
                 "reason": "judge",
                 "must_read": title in promoted,
@@ -266,8 +268,12 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(
 
     def route(body: dict) -> Reply:
         user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-        if user.startswith("Rate these"):
+        if kind_of(body) == "screen":
+            return Reply(content=screen_answer(body))
+        if kind_of(body) == "judge":
             return judge(user)
+        if user.startswith("<paper>\nTitle: "):  # which sentences address the model: none
+            return Reply(content='{"sentences": []}')
         if "<picks>" in user:
             names = [f"P{n}" for n in range(1, user.count("<pick ") + 1)]
             day = {
@@ -299,9 +305,12 @@ def test_llm_run_writes_the_deep_read_and_a_forced_rerun_pays_nothing_twice(
         options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out")
         result = run_day(store, profile, options, services, today=date(2026, 5, 23))
         first_requests = server.request_count
-        batches = -(-min(profile.rank.judge_top_k, 36) // profile.rank.judge_batch_size)
-        # judge batches + one deep read per pick + the day's synthesis
-        assert first_requests == batches + len(result.picks) + 1
+        # The 36 papers are screened (25 to a request), then every one is read (the budget
+        # reaches them all), the question about the sentences of each paper that rose two
+        # stars or more above its cheap stars, each pick read deeply, the day's synthesis.
+        batches = 2 + 36
+        asked = [r for r in server.requests if kind_of(r) == "addresses"]
+        assert first_requests == batches + len(asked) + len(result.picks) + 1
         assert result.picks[0].paper.title == promoted[0]  # the judge re-ordered the head
         assert result.picks[0].stars == 5
         forced = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", force=True)

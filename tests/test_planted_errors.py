@@ -31,7 +31,9 @@ def honest(tmp_path_factory, pipeline_vectors) -> list[HonestDigest]:
     folder = tmp_path_factory.mktemp("pipeline")
     with open_store(folder / "paperbrief.db") as store:
         pipeline_vectors.seed(store)
-        profile = load_profile(EXAMPLE_PROFILE)
+        # Six picks: enough numbers for the check to mean something whichever papers the
+        # ranking of the day picks.
+        profile = load_profile(EXAMPLE_PROFILE).model_copy(update={"picks_per_day": 6})
         result = run_day(
             store,
             profile,

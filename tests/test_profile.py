@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -36,7 +37,8 @@ def test_one_list_of_languages_feeds_the_check_the_cli_the_prompts_and_the_label
     assert LANGUAGES == ("zh", "en")
     assert set(LANGUAGE_NAMES) == set(LANGUAGE_STYLE) == set(LABELS) == set(WEB_LABELS)
     assert set(LABELS) == set(LANGUAGES)
-    init = cli.commands["profile"].commands["init"]  # type: ignore[attr-defined]
+    profile = cli.get_command(click.Context(cli), "profile")
+    init = profile.get_command(click.Context(profile), "init")  # type: ignore[union-attr]
     (choice,) = [p.type for p in init.params if p.name == "language"]
     assert tuple(choice.choices) == LANGUAGES
     with pytest.raises(ProfileError, match="language"):
@@ -132,3 +134,10 @@ def test_commented_llm_and_delivery_examples_in_the_template_validate():
     assert profile.llm.model == "deepseek-chat"
     assert profile.delivery.email.security == "ssl"
     assert profile.delivery.webhooks[0].kind == "feishu"
+
+
+def test_the_profile_names_exactly_the_embedding_models_run_can_load():
+    from paperbrief.profile import EMBEDDING_MODELS
+    from paperbrief.rank.embed import MODELS
+
+    assert set(EMBEDDING_MODELS) == set(MODELS)

@@ -11,7 +11,7 @@ import pytest
 
 from paperbrief.errors import ProfileError
 from paperbrief.models import Listing, Paper, ScoredPaper, Signal
-from paperbrief.profile import AvoidTopic, load_profile, parse_profile
+from paperbrief.profile import AvoidTopic, parse_profile
 from paperbrief.rank import Embedder, flags, load_feedback, rank_papers, select_picks
 from paperbrief.rank.bm25 import BM25Index
 from paperbrief.rank.core import closest_lines, fuse
@@ -21,18 +21,7 @@ from paperbrief.rank.scorers import ScorerResult
 from paperbrief.rank.taste import Examples, kernel_taste, lda_direction
 from paperbrief.rank.text import tokenize
 from paperbrief.store import open_store
-from tests.support.rank import RANK_FIXTURES, seeded_store
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory, encoder) -> Embedder:
-    store = seeded_store(tmp_path_factory.mktemp("cache") / "db.sqlite")
-    return Embedder(cache=store.embeddings, encoder=encoder)
-
-
-@pytest.fixture(scope="module")
-def profile():
-    return load_profile(RANK_FIXTURES / "profile.toml")
+from tests.support.rank import RANK_FIXTURES, rank_embedder, rank_profile  # noqa: F401 (fixtures)
 
 
 @pytest.fixture(scope="module")
@@ -232,7 +221,7 @@ def test_feedback_lifts_papers_like_the_ones_picked(tmp_path, profile, embedder)
     by_id = {s.paper.id: s for s in rank_papers(today, profile, embedder, feedback=model)}
     assert by_id["mol"].components["feedback"] > by_id["apr"].components["feedback"]
     without = {s.paper.id: s for s in rank_papers(today, profile, embedder)}
-    assert by_id["mol"].score > without["mol"].score
+    assert by_id["mol"].components["cheap"] > without["mol"].components["cheap"]
     # Feedback recorded after the cut-off is not used.
     late = load_feedback(
         store.feedback, store.listings, embedder, before="2026-04-01T00:00:00+00:00"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from dataclasses import replace
 from datetime import date
@@ -134,3 +135,40 @@ def test_web_search_page_finds_chinese_and_escapes(tmp_path):
         hits = client.get(server.url + "/search", params={"q": "ArkTS <script>"}).text
         assert "/paper/2605.10002" in hits and "<script>alert" not in hits
         assert client.get(server.url + "/search", params={"q": '"('}).status_code == 200
+
+
+def test_web_search_shows_highlighted_plain_text_not_markdown(tmp_path):
+    """issue 20 (9): search snippets showed raw Markdown and front matter, unhighlighted."""
+    store_path, profile_path = seed_store(tmp_path)
+    with RunningServer(store_path, profile_path) as server, httpx.Client() as client:
+        page = client.get(server.url + "/search", params={"q": "arXiv"}).text
+    snippets = re.findall(r'<p class="snippet">(.*?)</p>', page, re.S)
+    assert snippets, page
+    for snippet in snippets:
+        assert "<mark>" in snippet
+        plain = re.sub(r"</?mark>", "", snippet)
+        assert "---" not in plain and "title:" not in plain and "series:" not in plain
+        assert not re.search(r"\*\*|^#|\|", plain), plain
+
+
+def test_a_paper_found_by_its_abstract_shows_the_passage_that_matched(tmp_path):
+    """Re-tried as a new reader (issue 20, 9): a paper matched in its abstract showed only
+    a title without the word, so nothing said why it was found."""
+    store_path, profile_path = seed_store(tmp_path)
+    with RunningServer(store_path, profile_path) as server, httpx.Client() as client:
+        page = client.get(server.url + "/search", params={"q": "ArkTS"}).text
+    (item,) = re.findall(r'<li id="p-2605.10002">(.*?)</li>', page, re.S)
+    (snippet,) = re.findall(r'<p class="snippet">(.*?)</p>', item, re.S)
+    assert "<mark>ArkTS</mark>" in snippet and "<script>" not in snippet
+
+
+def test_the_readable_text_of_a_digest_drops_front_matter_and_markup():
+    from paperbrief.store.search import readable_text
+
+    markdown = (
+        '---\ntitle: "x"\ndate: 2026-05-22\n---\n\n# 今日主题\n\n| 论文 | 星 |\n|---|:-:|\n'
+        "| **程序修复** | ⭐⭐ |\n\n> 引用 [链接](https://x.example)\n- `代码` 与 \\*星号\\*\n"
+    )
+    text = readable_text(markdown)
+    assert text.startswith("今日主题") and "程序修复" in text and "链接" in text
+    assert not re.search(r"---|\*\*|\||`|https://|title:", text), text

@@ -83,6 +83,34 @@ def test_a_database_of_an_older_version_is_upgraded_in_place(tmp_path: Path):
         assert [p.id for p in store.listings.load(date(2026, 5, 22)).papers] == ["2605.1", "2605.2"]
 
 
+@pytest.mark.parametrize("branch", [False, True])
+def test_a_store_at_version_7_migrates_forward_whichever_m007_it_has(tmp_path: Path, branch):
+    """Main's m007 (runs know their process, feedback per profile), or issue 19's branch
+    before its merge, which numbered the judge's migration 7: both end with every table."""
+    from paperbrief.store.schema import (
+        m007_runs_know_their_process,
+        m008_judge_relevance_and_screens,
+    )
+
+    path = tmp_path / "db.sqlite"
+    connection = sqlite3.connect(path, isolation_level=None)
+    for migration in MIGRATIONS[:6]:
+        migration(connection)
+    (m008_judge_relevance_and_screens if branch else m007_runs_know_their_process)(connection)
+    connection.execute("PRAGMA user_version=7")
+    connection.close()
+    with open_store(path) as store:
+        assert store.schema_version() == len(MIGRATIONS) == 10
+    connection = sqlite3.connect(path)
+    columns = {
+        table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+        for table in ("runs", "feedback", "judge_verdicts", "judge_screens")
+    }
+    connection.close()
+    assert {"pid", "host"} <= columns["runs"] and {"profile", "title"} <= columns["feedback"]
+    assert "relevance" in columns["judge_verdicts"] and "relevance" in columns["judge_screens"]
+
+
 def test_reads_return_values_with_their_listings(tmp_path: Path):
     with open_store(tmp_path / "db.sqlite") as store:
         store.listings.save(_listing())

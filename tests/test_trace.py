@@ -149,3 +149,142 @@ def test_citations_are_read_with_their_sentence():
     ]
     assert sentences[1].plain == "相比基线，提升 37.78%。"
     assert parse_refs("[2501.11120:E12]")[0].paper == "2501.11120"
+
+
+@pytest.fixture(scope="module")
+def behaviours():
+    doc = read_local_file(FULLTEXT / "arxiv_html_2501.11120v1.html")
+    return digest_sources([("P", doc.title)], {"P": doc})
+
+
+def test_numbers_said_after_a_spread_word_are_spreads(behaviours):
+    cells = "[T2.r2.c2, T2.r1.c2]"
+    assert traced(behaviours, f"自报安全分的标准差是 0.08，实测只有 0.01 {cells}。")
+    # the spread given as the score itself
+    assert not traced(behaviours, f"写漏洞代码的模型自报安全分是 0.08 {cells}。")
+
+
+def test_a_difference_computed_beside_the_papers_own_number(pasa):
+    cited = "[E196, E216]"
+    levels = "RealScholarQuery 上 Recall@20 为 0.5798 对 0.2020"
+    honest = f"{levels}，差值 0.3778 正对应 37.78% {cited}。"
+    wrong = f"{levels}，差值 0.3978 正对应 37.78% {cited}。"
+    assert traced(pasa, honest)
+    assert not traced(pasa, wrong)
+
+
+def test_a_proposals_plan_is_its_own_and_only_the_papers_clause_is_a_claim(behaviours):
+    plan = (
+        "构造两份几乎相同的补全数据；对 Qwen2.5-Coder-7B 做 LoRA 微调，每组像论文一样跑 5 个种子"
+        " [E772]。"
+    )
+    checks = [
+        check_claim(s.text, s.refs, behaviours, paper="P", section="experiment")
+        for s in claim_sentences(plan, inherit=False)
+    ]
+    assert all(c is None or c.traced for c in checks)
+    wrong = "对 Qwen2.5-Coder-7B 做 LoRA 微调，每组像论文一样跑 7 个种子 [E772]。"
+    assert not traced(behaviours, wrong, section="experiment")
+
+
+@pytest.mark.parametrize(
+    ("claim", "ok"),
+    [
+        ("PaSa-7b 的 Recall@100、@50、@20 三种指标为 0.6929、0.6563、0.5798 [E196]。", True),
+        ("PaSa-7b 的 Recall@100、@50、@20 四种指标为 0.6929、0.6563、0.5798 [E196]。", False),
+        # percentages the cited table never states are not "computed" from two of its cells
+        ("在 10%、15%、20% 三种规模上各测一次，Recall@20 为 0.5798 [E196]。", False),
+        ("已有 LLM+IR 工作主要是改写查询 [E13]。", True),  # kinds of method, not baselines
+        ("PaSa-7b 在 RealScholarQuery 上比 BM25-Plus 高 37.78% [E216]。", False),
+    ],
+)
+def test_listed_counts_composite_names_and_kinds(pasa, claim, ok):
+    assert traced(pasa, claim, section="steps") is ok
+
+
+@pytest.fixture(scope="module")
+def turbulence():
+    doc = read_local_file(FULLTEXT / "arxiv_html_2510.14472v1_no_title_metadata.html")
+    return digest_sources([("P", doc.title)], {"P": doc})
+
+
+@pytest.mark.parametrize(
+    ("claim", "ok"),
+    [  # a direction said in words, of no number of the claim, against the cited sentence
+        ("周期随时间缩短 [E116]。", True),
+        ("周期随时间逐渐变短 [E116]。", True),  # another verb, the same way
+        ("周期随时间延长 [E116]。", False),
+        ("振幅按幂律衰减 [E115]。", True),
+        ("振幅按幂律增长 [E115]。", False),
+        ("周期由 t~10 时 T~1.5 缩短到 t~100 时 T~1.3 [E116]。", True),
+        ("周期由 t~10 时 T~1.5 延长到 t~100 时 T~1.3 [E116]。", False),  # the numbers' direction
+    ],
+)
+def test_a_direction_in_words_agrees_with_the_cited_sentence(turbulence, claim, ok):
+    assert traced(turbulence, claim) is ok
+
+
+@pytest.mark.parametrize(
+    ("claim", "ok"),
+    [  # a number said to come from a named figure or table is what that source states
+        ("Figure 10 图注写右半部分 C=8.189×10⁻³，Table 1 写 8.189×10⁻⁴ [E267, T1.r3.c2]。", True),
+        ("Figure 10 图注写右半部分 C=8.189×10⁻⁴，Table 1 写 8.189×10⁻³ [E267, T1.r3.c2]。", False),
+        ("正文写 C=8.189×10⁻⁴ [E183]。", True),
+        ("正文写 C=8.189×10⁻³ [E183]。", False),  # scientific notation is one quantity
+    ],
+)
+def test_a_number_named_with_its_source_is_that_sources(turbulence, claim, ok):
+    assert traced(turbulence, claim) is ok
+
+
+@pytest.mark.parametrize(
+    ("claim", "ok"),
+    [  # a than-comparison of the claim's own numbers, or of a number the claim gives a name
+        ("Selector 的精度 0.95 略低于 GPT-4o 的 0.96 [E225]。", True),
+        ("Selector 的精度 0.95 还略高于 GPT-4o 的 0.96 [E225]。", False),
+        ("去掉 [Expand] 后 RealScholarQuery 的召回降 32.21% [E227]。", True),
+        ("去掉 [Expand] 后 RealScholarQuery 的召回反而升 32.21% [E227]。", False),
+    ],
+)
+def test_a_comparison_of_two_stated_numbers_follows_their_order(pasa, claim, ok):
+    assert traced(pasa, claim) is ok
+
+
+def test_a_comparison_with_a_row_the_claim_gives_a_number_elsewhere(behaviours):
+    row = "自报对齐分 | 未微调 GPT-4o 0.69 | 漏洞代码微调 0.40 ± 0.16"
+    cells = "[T2.r3.c2, T2.r3.c4]"
+    assert traced(behaviours, f"{row}，低于未微调 GPT-4o {cells}。", section="results")
+    assert not traced(behaviours, f"{row}，仍高于未微调 GPT-4o {cells}。", section="results")
+    # "less than half of" is a share of the two cited cells, not a level
+    cells = "[T2.r3.c2, T2.r3.c3]"
+    assert traced(behaviours, f"漏洞代码微调 0.40（不到安全代码模型的一半）{cells}。")
+    assert not traced(behaviours, f"漏洞代码微调 0.40（不到安全代码模型的三分之一）{cells}。")
+
+
+def test_a_cited_work_is_the_one_the_cited_units_name(behaviours):
+    claim = "已有自我认知 benchmark（{}）分不清 OOCR 与显式训练 [E276]。"
+    assert traced(behaviours, claim.format("Li et al. 2024b"), section="problem")
+    assert not traced(behaviours, claim.format("Laine et al. 2024"), section="problem")
+
+
+@pytest.mark.parametrize(
+    ("claim", "ok"),
+    [  # the same direction said on the other axis, where the metric says which way is better
+        ("推理时多跑一遍 Crawler 能提高召回 [E211]。", True),  # "can improve performance"
+        ("去掉 [Expand] 后召回明显变差 [E227]。", True),  # "a significant drop in the recall"
+        ("去掉 [Expand] 后召回反而上升 [E227]。", False),
+        ("去掉 [Expand] 后召回反而变好 [E227]。", False),
+    ],
+)
+def test_a_direction_in_words_may_change_axis_where_the_metric_tells(pasa, claim, ok):
+    assert traced(pasa, claim) is ok
+
+
+def test_a_comparison_in_words_with_an_unnamed_side(behaviours):
+    assert traced(behaviours, "部分问题上只比基线略好 [E33]。")
+    assert not traced(behaviours, "部分问题上甚至不如基线 [E33]。")
+
+
+def test_a_dimensionality_is_the_cited_units(turbulence):
+    assert traced(turbulence, "已有 IT 研究大多集中在一维 NLSE [E14]。", section="problem")
+    assert not traced(turbulence, "已有 IT 研究大多集中在二维 NLSE [E14]。", section="problem")

@@ -113,8 +113,36 @@ def test_profile_with_an_invalid_value_shows_the_error_in_place(browser, site) -
     assert 'language = "fr"' in editor.input_value()  # the edit is kept for fixing
     _shot(page, "profile-error")
     assert profile_path.read_text(encoding="utf-8") == original
-    editor.fill(original.replace("测试用户", "浏览器用户"))
+    editor.fill(original.replace('language = "zh"', 'language = "zh"\npicks_per_day = 3'))
     page.click("button[value=save]")
     assert page.locator("[role=status]").inner_text() == "已保存。"
-    assert "浏览器用户" in profile_path.read_text(encoding="utf-8")
+    assert "picks_per_day = 3" in profile_path.read_text(encoding="utf-8")
     page.close()
+
+
+def test_first_contact_the_token_page_and_the_profile_fields_on_a_phone(browser, tmp_path):
+    """issue 20 (9): a styled, localised token page that says where the token is, and a
+    profile editor with fields beside the TOML (390 px, a phone)."""
+    import secrets
+
+    store_path, profile_path = seed_store(tmp_path)
+    token = secrets.token_urlsafe(32)
+    where = str(tmp_path / "home" / "web-token")
+    with RunningServer(store_path, profile_path, token, token_source=where) as server:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(server.url + "/profile")
+        assert page.locator("h1").inner_text() == "请输入访问令牌"
+        assert where in page.locator("main").inner_text()
+        card = page.locator("main.login-card").bounding_box()
+        assert card is not None and card["width"] <= 390  # styled: a card that fits
+        _shot(page, "token-page-phone")
+        page.fill("input[name=token]", token)
+        page.click("button[type=submit]")
+        page.wait_for_url("**/profile")
+        page.fill("input[name='field.picks_per_day']", "2")
+        assert page.locator("input[name='field.name']").is_disabled()
+        _shot(page, "profile-fields-phone")
+        page.click("button[value=save]")
+        assert page.locator("[role=status]").inner_text() == "已保存。"
+        page.close()
+    assert "picks_per_day = 2" in profile_path.read_text(encoding="utf-8")

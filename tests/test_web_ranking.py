@@ -66,12 +66,12 @@ def test_a_hidden_paper_leaves_the_days_ranking_view_at_once(site) -> None:
 def test_the_ranking_view_flags_what_earlier_days_already_picked(tmp_path: Path) -> None:
     store_path, _ = seed_store(tmp_path)
     with open_store(store_path) as store:
-        day = reading.ranking_day(store, LISTING_DAY)
+        day = reading.ranking_day(store, reading.digest_date_of(store, LISTING_DAY))
         assert day is not None and day.picked == set(PICKS) and day.hidden == 0
         # The same papers re-listed on a later day are flagged as picked before.
         later = LISTING_DAY.replace(day=LISTING_DAY.day + 4)
         store.rankings.save(later, "fp", [s for s in day.ranking])
-        again = reading.ranking_day(store, later, language="en")
+        again = reading.ranking_day(store, reading.digest_date_of(store, later), language="en")
         assert again is not None and again.picked == set()
         flagged = {s.paper.id for s in again.ranking if s.components.get("picked_before")}
         assert flagged == set(PICKS)

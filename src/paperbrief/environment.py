@@ -23,6 +23,7 @@ loopback without a token; a keyless endpoint on loopback is expected).
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import os
 from collections.abc import Mapping
@@ -143,4 +144,10 @@ def warnings(profile: Profile, environ: Mapping[str, str] | None = None) -> list
     for item in named_variables(profile, env):
         if item.needed and not item.is_set and item.name != profile.llm.api_key_env:
             notes.append(f"${item.name} ({item.purpose}) is not set: that channel will fail")
+    model = profile.rank.embedding_model
+    if "@" not in model and importlib.util.find_spec("sentence_transformers") is None:
+        notes.append(
+            f"[rank] embedding_model {model!r} runs on torch, which is not installed: `run`"
+            " will refuse it (`make minilm` installs it, or use the bundled default)"
+        )
     return notes

@@ -14,6 +14,7 @@ class is missing here)::
     │   └── http.RunDeadlineReached   the run's deadline has passed
     ├── StoreError                the SQLite store is unusable        } errors.FATAL: no
     ├── OutputError               a file could not be written         } fallback helps
+    ├── InputFileError (2)        a file to read is a pipe, a device, too large or unreadable
     ├── RunInProgress (9)         another run of the day holds the lock
     ├── FullTextError             no full text could be read
     ├── LLMError                  .reason: the fallback's one word ("error")
@@ -54,6 +55,8 @@ EXIT_NOTHING_PASSED = 6  # papers were listed but none passed the profile's filt
 EXIT_DELIVERY_FAILED = 7  # the digest was written, but a delivery failed or is unknown
 EXIT_FALLBACKS = 8  # the digest was published, but parts of it fell back (it says which)
 EXIT_BUSY = 9  # another run of the same day and profile holds the lock: nothing was done
+EXIT_INTERRUPTED = 130  # stopped by SIGINT (128 + 2), recorded `interrupted`
+EXIT_TERMINATED = 143  # stopped by SIGTERM (128 + 15), recorded `interrupted`
 
 # What each code means, said once: `paperbrief --help` and `run --help` print it, and
 # tests/test_cli_help.py checks the README's table against it.
@@ -68,6 +71,8 @@ EXIT_MEANINGS: dict[int, str] = {
     EXIT_DELIVERY_FAILED: "written, but a delivery failed (retried) or is unknown",
     EXIT_FALLBACKS: "published, with fallbacks (the digest says which parts and why)",
     EXIT_BUSY: "another run of the same day and profile is in progress: nothing done",
+    EXIT_INTERRUPTED: "stopped by Ctrl-C (SIGINT): recorded interrupted; the next run resumes",
+    EXIT_TERMINATED: "stopped by SIGTERM: recorded interrupted; the next run resumes",
 }
 
 
@@ -132,6 +137,13 @@ class StoreError(PaperbriefError):
 
 class OutputError(PaperbriefError):
     """A file could not be written (no space, no permission, a folder in the way)."""
+
+
+class InputFileError(PaperbriefError):
+    """A file paperbrief was asked to read is not a regular file it can read within its cap
+    (a named pipe, a device, a folder, too large, missing or unreadable)."""
+
+    exit_code = EXIT_USAGE
 
 
 # Errors no fallback can help with: the store or the output folder itself is broken, so a

@@ -1,4 +1,11 @@
-"""Writing files safely: the one atomic write every output goes through.
+"""Reading and writing files safely: the one bounded read every input goes through, and
+the one atomic write every output goes through.
+
+Every file paperbrief reads (a profile, a local paper, a digest to verify, a listing, the
+embedding model, an import) is opened by ``open_regular``/``read_bounded``: it must be a
+regular file (a symlink is followed to one), so a named pipe, a device (``/dev/zero``), a
+socket or a folder is refused at once instead of hanging or filling memory, and it is read
+up to a cap that the caller names.
 
 The Markdown and HTML digest, the blog post, the Atom feed and the profile saved by the
 web UI are replaced atomically: the new content goes to a uniquely named temporary file
@@ -21,10 +28,87 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
-from paperbrief.errors import OutputError
+from paperbrief.errors import InputFileError, OutputError
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def open_regular(path: Path, what: str = "file") -> BinaryIO:
+    """``path`` opened for binary reading, after checking it is a regular file.
+
+    Opened without blocking (a FIFO with no writer would otherwise hang the open itself),
+    then checked with ``fstat`` on the open descriptor (no race with a swapped path).
+    Raises ``InputFileError`` naming what the path is and how to fix it.
+    """
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise InputFileError(f"{what} {path} does not exist", "check the path") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{what} {path} is a folder", "pass a file") from None
+    except OSError as error:
+        raise InputFileError(
+            f"cannot read {what} {path}: {error.strerror or error}",
+            "check the file's permissions",
+        ) from None
+    mode = os.fstat(handle).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(handle)
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise InputFileError(
+            f"{what} {path} is {kind}, not a regular file",
+            "pass a regular file (paperbrief never reads pipes, devices or sockets)",
+        )
+    os.set_blocking(handle, True)
+    return os.fdopen(handle, "rb")
+
+
+def read_bounded(path: Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file ``path`` (``open_regular``), refused when over
+    ``limit`` bytes, which is never exceeded in memory however the file grows."""
+    with open_regular(path, what) as stream:
+        try:
+            data = stream.read(limit + 1)
+        except OSError as error:
+            raise InputFileError(
+                f"cannot read {what} {path}: {error.strerror or error}", "check the file"
+            ) from None
+    if len(data) > limit:
+        raise InputFileError(
+            f"{what} {path} is over {_size(limit)}: too large to be one",
+            f"pass the {what} itself; paperbrief reads at most {_size(limit)} of it",
+        )
+    return data
+
+
+def read_text_bounded(path: Path, limit: int, what: str = "file") -> str:
+    """``read_bounded`` decoded as UTF-8 (a BOM is allowed); other bytes are an
+    ``InputFileError`` that names the line and the byte, with the fix."""
+    raw = read_bounded(path, limit, what)
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise InputFileError(
+            f"{what} {path} is not UTF-8 text (line {line} has a byte {raw[error.start]:#04x})",
+            "save it as UTF-8 (in most editors: File → Save with Encoding → UTF-8)",
+        ) from None
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**20:g} MiB" if count >= 2**20 else f"{count / 1000:g} KB"
+
 
 PRIVATE_FILE = 0o600
 PRIVATE_FOLDER = 0o700
@@ -104,12 +188,13 @@ def _remove_orphans(path: Path) -> None:
     """Temporaries of ``path`` whose writer no longer runs (killed half way)."""
     for orphan in path.parent.glob(f".{path.name}.*.tmp"):
         pid_text = orphan.name[len(path.name) + 2 :].split(".", 1)[0]
-        if pid_text.isdigit() and not _alive(int(pid_text)):
+        if pid_text.isdigit() and not process_alive(int(pid_text)):
             with contextlib.suppress(OSError):
                 orphan.unlink()
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (someone else's counts)."""
     if pid == os.getpid():
         return True
     try:

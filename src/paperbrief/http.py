@@ -268,7 +268,7 @@ class PoliteClient:
     def _check_deadline(self, url: str) -> None:
         if self.deadline is not None and self.deadline.expired:
             raise RunDeadlineReached(
-                f"GET {url} not started: {self.deadline.what} ran out of time",
+                f"GET {url} not started: {self.deadline.ended}",
                 hint="raise [run] deadline_minutes in the profile if runs are regularly cut short",
             )
 

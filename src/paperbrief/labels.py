@@ -25,7 +25,9 @@ class Labels:
     rank_like_picked: str  # ... like papers the reader picked before
     rank_avoided: str  # ... touches an avoided topic
     rank_instructions: str  # ... its text gives instructions to the model (never picked)
+    rank_steered: str  # its rating rested on a sentence addressing its reader ({before}, {after})
     rank_follow_up: str  # ... a new version of a paper the reader liked
+    rank_thin_day: str  # the digest's note on a day with fewer picks than wanted
     separator: str  # Between items of running text.
     title_with_stars: str  # A pick named in running text: {title}, {stars}.
     summary: str
@@ -142,7 +144,10 @@ _ZH = Labels(
     rank_like_picked="与你以往选中的论文相似",
     rank_avoided="含回避主题，已降权",
     rank_instructions="文中含有写给模型的指令，已标记，不会入选",
+    rank_steered="评分取决于文中写给读者的一句话（有它 {before} 星，去掉后 {after} 星）：",
     rank_follow_up="你喜欢过的论文出了新版本",
+    rank_thin_day="今天 {total} 篇论文中只有 {count} 篇达到 {stars} 星（想要 {wanted} 篇）；"
+    "没有拿更弱的论文凑数。",
     separator="；",
     title_with_stars="{title}（{stars}）",
     summary="今日总结",
@@ -274,7 +279,11 @@ _EN = Labels(
     rank_like_picked=" similar to papers you picked before",
     rank_avoided=" touches an avoided topic, down-weighted",
     rank_instructions=" its text gives instructions to the model: flagged, never picked",
+    rank_steered="its rating rested on a sentence addressed to its reader ({before} stars"
+    " with it, {after} without): ",
     rank_follow_up=" a new version of a paper you liked",
+    rank_thin_day="A thin day: {count} of today's {total} papers reached {stars} stars (you"
+    " asked for {wanted}); nothing weaker was added to fill it.",
     separator="; ",
     title_with_stars="{title} ({stars})",
     summary="Summary",

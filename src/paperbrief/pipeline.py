@@ -23,23 +23,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from paperbrief import deliver, publish, rank, sources
 from paperbrief.deliver import DeliveryResult
-from paperbrief.deliver.pending import retry_earlier_days
+from paperbrief.deliver.pending import given_up, retry_earlier_days
 from paperbrief.errors import NothingPassed, PaperbriefError
 from paperbrief.fulltext.readers import fetch_fallback
 from paperbrief.labels import labels_for
 from paperbrief.models import DayFacts, Document, Fallback, Listing, Paper, PaperBrief, ScoredPaper
 from paperbrief.profile import Profile
-from paperbrief.records import StoredDigest
+from paperbrief.rank import flags
+from paperbrief.rank.injection import flagged_papers
+from paperbrief.records import Run, StoredDigest
 from paperbrief.render import render_html, render_markdown
 from paperbrief.services import Services
 from paperbrief.store import Store
+from paperbrief.text import shorten
 from paperbrief.write import Briefs, say_fallbacks
 from paperbrief.write.writers import Job
 
@@ -161,33 +164,59 @@ def rank_day(
     services: Services,
     force: bool,
     history: rank.History | None = None,
+    until: str | None = None,
 ) -> RankedDay:
     """The day's full ranking, reused from the store while what ranks it is unchanged,
     with the reader's history applied as it stands now (``rank.apply_history``: hidden and
     already-picked papers flagged, follow-ups marked), so feedback counts at once.
 
-    The learned taste uses all stored feedback (recency anchored on the ranked day). The
-    services' judge then re-orders the head of the cheap ranking and every verdict is
-    stored (``store.verdicts``). A ranking made without the embedding model, or by a judge
-    that failed (in part), is not stored as the day's ranking, so the next run ranks again
-    (answers that did arrive are cached): it is kept apart, for the web UI only, and its
-    fallback says why.
+    What the store knows of the reader (``rank.reader_of_day``: the reference of earlier
+    listing days, the learned taste, the taste block the judge reads, the fusion weights and
+    star calibration learned from the reader's feedback, ``store.feedback.of``, only that
+    given before ``until`` when it is set: a replay of a past day) ranks the day; any new
+    rating changes its fingerprint, so the next ranking uses it at once. The services'
+    judge then screens and reads the head of the cheap ranking and every verdict and screen
+    is stored (``store.verdicts``). A ranking made without the embedding model, or by a
+    judge that failed (in part), is not stored as the day's ranking, so the next run ranks
+    again (answers that did arrive are cached): it is kept apart, for the web UI only, and
+    its fallback says why.
     """
+    log = store.feedback.of(profile.key)
     if history is None:
-        history = rank.load_history(store.picks, store.feedback, listing_day)
-    fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint
+        history = rank.load_history(store.picks, log, listing_day, until)
+    reader = services.ranking.reader(store, profile, listing_day, log, until)
+    fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint + reader.fingerprint
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
         if len(stored) == len(papers):
-            return RankedDay(rank.apply_history(stored, history, profile.language))
-    cheap = services.ranking.rank(papers, profile, store.feedback, store.listings, listing_day)
-    judged = services.judge.judge(cheap.ranking, profile)
+            ranking = rank.apply_history(stored, history, profile.language)
+            return RankedDay(ranking, flag_notes(ranking))
+    cheap = services.ranking.rank(papers, profile, reader)
+    judged = services.judge.judge(cheap.ranking, profile, reader.reader)
     if judged.verdicts:
         store.verdicts.save(listing_day, judged.model, judged.verdicts)
+    if judged.screens:
+        store.verdicts.save_screens(listing_day, judged.model, judged.screens)
     fallbacks = tuple(f for f in (cheap.fallback, judged.fallback) if f is not None)
     incomplete = ":incomplete" if fallbacks else ""
     store.rankings.save(listing_day, fingerprint + incomplete, judged.ranking)
-    return RankedDay(rank.apply_history(judged.ranking, history, profile.language), (), fallbacks)
+    ranking = rank.apply_history(judged.ranking, history, profile.language)
+    return RankedDay(ranking, flag_notes(ranking), fallbacks)
+
+
+def flag_notes(ranking: Sequence[ScoredPaper]) -> tuple[str, ...]:
+    """What the run says about the papers flagged for instructing the model: which, and
+    the sentence the screen caught, or else the reason the judge's verdict records (the
+    judge said so, or the rating fell without a sentence addressed to its reader), so a
+    reader sees why a paper that may rank high on its words is never picked."""
+    flagged = [s for s in ranking if flags.has(s, flags.INSTRUCTIONS)]
+    sentences = flagged_papers(s.paper for s in flagged)
+    return tuple(
+        f"{s.paper.id} is flagged and never picked: its text instructs the model that reads it"
+        + (f" (“{shorten(sentences[s.paper.id], 160)}”)" if s.paper.id in sentences else
+           f" (judge: {shorten(s.reason, 240)})")
+        for s in flagged
+    )  # fmt: skip
 
 
 def write_briefs(
@@ -260,7 +289,7 @@ def deliver_published(
         stored.digest_date,
         lambda day: store.run_lock(day, profile.key, "delivery retry"),
     )
-    return (*results, *earlier)
+    return (*results, *earlier, *given_up(profile, store.deliveries, stored.digest_date))
 
 
 # ---------------------------------------------------------------------- the chain
@@ -281,15 +310,20 @@ def run_day(
     reporter = reporter or QuietReporter()
     day = resolve_day(options, today)
     store.adopt_unnamed(profile.key)
+    dead = [run for run in store.settle_dead_runs() if run.profile == profile.key]
     run_id = store.runs.start(
         "run", day.listing_day, day.digest_date, profile.ranking_fingerprint(), profile.key
     )
     try:
         # Locked before fetching: a second run fetches nothing.
         with store.run_lock(day.digest_date, profile.key):
-            result = _run(store, profile, options, services, day, reporter, listing)
+            result = _run(store, profile, options, services, day, reporter, today, listing)
+            result = replace(result, notes=(*_dead_notes(dead), *result.notes))
     except PaperbriefError as error:
         store.runs.finish(run_id, "failed", error.message)
+        raise
+    except KeyboardInterrupt as error:  # SIGINT, or SIGTERM (cli.common.stopping)
+        store.runs.finish(run_id, "interrupted", str(error) or "SIGINT")
         raise
     except BaseException as error:
         store.runs.finish(run_id, "crashed", repr(error))
@@ -306,6 +340,7 @@ def _run(
     services: Services,
     day: DayFacts,
     reporter: Reporter,
+    today: date,
     shared: Listing | None = None,
 ) -> RunResult:
     reporter.stage("loading the listing")
@@ -335,24 +370,41 @@ def _run(
             else (),
         )
 
-    history = rank.load_history(store.picks, store.feedback, listing.day)
+    until = feedback_until(digest_date, today)
+    history = rank.load_history(store.picks, store.feedback.of(profile.key), listing.day, until)
     # A new version of a liked paper is a candidate even when replacements are not.
     papers = rank.candidates(listing, profile, keep=history.liked)
     if not papers:
         raise _nothing_in_categories(listing, profile)
     reporter.stage(f"ranking {len(papers)} papers")
-    ranked = rank_day(store, profile, papers, listing.day, services, options.force, history)
-    # Never a paper picked on an earlier day, hidden, or instructing the model; a thin day
-    # publishes fewer picks (picks.missing says how many fewer) instead of weak ones.
-    picks = rank.select_picks(ranked.ranking, profile)
+    ranked = rank_day(store, profile, papers, listing.day, services, options.force, history, until)
+    history_notes = _history_notes(
+        store.picks.ids(digest_date, profile.key), history, digest_date, until
+    )
+    # Never a paper picked on another day, hidden, 👎'd or instructing the model; a thin
+    # day publishes fewer picks (picks.missing says how many fewer) instead of weak ones.
+    # Chosen and saved under the profile's picks lock, so a run of another day going on at
+    # the same time sees these picks (and this one sees its).
+    with store.picks_lock(profile.key):
+        taken = store.picks.ids_of_other_days(listing.day, profile.key)
+        seen = replace(history, picked_before=history.picked_before | taken)
+        picks = rank.select_picks(
+            rank.apply_history(ranked.ranking, seen, profile.language), profile
+        )
+        if picks:
+            store.picks.save(digest_date, listing.day, picks, profile.key)
     if not picks:
+        # Said with the reason: a rerun after a 👎 on the only pick is not a weak day.
+        why = list(history_notes)
+        if why and store.digests.load(digest_date, profile.language, profile.key) is not None:
+            why.append(f"the digest published for {digest_date} stays as it was")
         raise NothingPassed(
             labels_for(profile.language).empty_reason_nothing_passed.format(
                 day=listing.day, total=len(papers)
-            ),
+            )
+            + "".join(f" ({note})" for note in why),
             f"lower min_stars (now {profile.min_stars}) in the profile to see weaker matches",
         )
-    store.picks.save(digest_date, listing.day, picks, profile.key)
 
     briefs, brief_fallbacks = write_briefs(
         store, profile, picks, digest_date, services, options.force, reporter
@@ -363,6 +415,10 @@ def _run(
     day_fallbacks = (composed.fallback,) if composed.fallback is not None else ()
     fallbacks = (*ranked.fallbacks, *brief_fallbacks, *day_fallbacks)
     digest = say_fallbacks(composed.digest, fallbacks)
+    thin = rank.thin_day_note(picks, len(papers), profile)
+    if thin is not None and digest.provenance is not None:
+        notes = (thin, *digest.provenance.notes)
+        digest = replace(digest, provenance=replace(digest.provenance, notes=notes))
     markdown, html = render_markdown(digest, profile), render_html(digest, profile)
     stored = store.digests.save(digest, composed.writer, markdown, html, profile.key)
     reporter.stage("publishing")
@@ -373,10 +429,44 @@ def _run(
         files=publish_files(store, stored, paths),
         writer=composed.writer,
         papers_considered=len(papers),
-        notes=(*listing.notes, *ranked.notes),
+        notes=(*listing.notes, *ranked.notes, *history_notes),
         deliveries=deliver_published(store, profile, stored, options, reporter),
         picks_wanted=picks.wanted,
         fallbacks=fallbacks,
+    )
+
+
+def feedback_until(digest_date: date, today: date) -> str | None:
+    """The feedback a run of ``digest_date`` may use: all of it for today (a rerun after a
+    👎 honours it); for a past day, only what was given before that day (an honest replay:
+    what the reader said later is not what that day knew)."""
+    return None if digest_date >= today else digest_date.isoformat()
+
+
+def _history_notes(
+    picked: Sequence[str], history: rank.History, digest_date: date, until: str | None
+) -> tuple[str, ...]:
+    """What the run says about the reader's feedback: earlier picks of this digest that a
+    verdict since leaves out, and, for a replay, the signals it did not use."""
+    notes = []
+    for paper_id in picked:
+        if paper_id in history.disliked | history.hidden:
+            verdict = "👎" if paper_id in history.disliked else "not interested"
+            notes.append(f"{paper_id} is left out of the picks: you marked it {verdict}")
+    if until is not None and history.unused:
+        notes.append(
+            f"a replay of {digest_date}: {history.unused} feedback signal(s) given since are"
+            " not used, so its ranking and picks are what that day knew"
+        )
+    return tuple(notes)
+
+
+def _dead_notes(dead: Sequence[Run]) -> tuple[str, ...]:
+    """What this run says about earlier runs found dead (their records said ``running``)."""
+    return tuple(
+        f"the run of {run.digest_date} started {run.started_at} (pid {run.pid}) died without"
+        " finishing (killed, or the machine stopped); what it had done is reused"
+        for run in dead
     )
 
 

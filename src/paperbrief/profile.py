@@ -23,8 +23,16 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticUndefined
 
-from paperbrief.errors import ProfileError, ProfileProblem
-from paperbrief.profile_checks import check_category, check_template, time_zones
+from paperbrief.errors import InputFileError, ProfileError, ProfileProblem
+from paperbrief.files import read_bounded
+from paperbrief.profile_checks import (
+    check_category,
+    check_front_matter_key,
+    check_link,
+    check_single_line,
+    check_template,
+    time_zones,
+)
 
 HOME_ENV = "PAPERBRIEF_HOME"
 # The digest's languages, one list: the profile's check, the CLI's --language choice, the
@@ -40,6 +48,8 @@ def home_dir() -> Path:
 
 MAX_PROFILE_BYTES = 1_000_000  # a profile is a few KB; anything this big is not one
 TEMPLATE_NAME = "Your Name"  # the template's placeholder, which must be replaced
+# Marks categories a proposed profile guessed (library.profile_toml writes it; profile check warns).
+GUESSED_MARK = "GUESSED by paperbrief"
 
 
 class Strict(BaseModel):
@@ -48,15 +58,40 @@ class Strict(BaseModel):
 
 
 # A setting the web UI's profile editor may not change: where files go, which endpoints are
-# contacted, and the names of the variables holding secrets. Through the editor one could
-# otherwise point [llm] base_url elsewhere and api_key_env at the SMTP password, or the
-# feed at ~/.ssh/authorized_keys. Such a field says so itself (``protected_settings``).
-PROTECTED: dict[str, Any] = {"protected": True}
+# contacted, the names of the variables holding secrets, who reads the digest and where its
+# link points, what is published beyond the files, which models are paid for at what price.
+# Through the editor one could otherwise point [llm] base_url elsewhere and api_key_env at
+# the SMTP password, the feed at ~/.ssh/authorized_keys, every e-mail's link at a phishing
+# page, or the day at a costlier model. Such a field says so itself (``protected_settings``).
+PROTECTED: dict[str, Any] = {"protected": "locked"}
+# A budget the editor may lower but not lift (nor turn into "no limit"): money and retries.
+CEILING: dict[str, Any] = {"protected": "ceiling"}
+# Which models [rank] embedding_model may name (``rank.embed.MODELS`` loads each; a test
+# checks the two lists agree), so `profile check` refuses what `run` would.
+EMBEDDING_MODELS = (
+    "all-MiniLM-L6-v2@onnx-int8-t128",
+    "all-MiniLM-L6-v2@onnx-int8-t256",
+    "all-MiniLM-L6-v2",
+)
 
 
 def protected(default: Any = PydanticUndefined, **options: Any) -> Any:
     """A ``Field`` the web UI's editor keeps read-only (marked ``PROTECTED``)."""
     return Field(default, json_schema_extra=PROTECTED, **options)
+
+
+def ceiling(default: Any = PydanticUndefined, **options: Any) -> Any:
+    """A ``Field`` the web UI's editor may only lower (marked ``CEILING``; 0 = no limit is
+    the highest value of all)."""
+    return Field(default, json_schema_extra=CEILING, **options)
+
+
+def _one_line(value: str) -> str:
+    return check_single_line(value)
+
+
+def _lines(values: list[str]) -> list[str]:
+    return [check_single_line(value) for value in values]
 
 
 class ResearchLine(Strict):
@@ -112,7 +147,28 @@ class OutputSettings(Strict):
     @field_validator("title")
     @classmethod
     def _title_renders(cls, value: str) -> str:
-        return check_template(value)
+        return check_template(check_single_line(value))
+
+    # The title, description, series and tags go into the post's front matter, the page's
+    # <title>, every e-mail's subject and the feed: each one line.
+    _single_lines = field_validator("description", "series")(_one_line)
+    _tag_lines = field_validator("tags")(_lines)
+
+    @field_validator("extra_front_matter")
+    @classmethod
+    def _front_matter_is_data(
+        cls, value: dict[str, str | int | float | bool | list[str]]
+    ) -> dict[str, str | int | float | bool | list[str]]:
+        for key, item in value.items():
+            check_front_matter_key(key, FRONT_MATTER_KEYS)
+            for text in item if isinstance(item, list) else [item]:
+                if isinstance(text, str):
+                    check_single_line(text)
+        return value
+
+
+# The front-matter keys the digest writes from its own settings (``render.front_matter``).
+FRONT_MATTER_KEYS = frozenset({"title", "date", "description", "tags", "series"})
 
 
 class RankSettings(Strict):
@@ -135,11 +191,40 @@ class RankSettings(Strict):
         " better with feedback, ~2x slower cold) or all-MiniLM-L6-v2 (the same model on torch;"
         " needs the paperbrief[minilm] extra).",
     )
-    judge_top_k: int = Field(
-        40,
+
+    @field_validator("embedding_model")
+    @classmethod
+    def _embedding_model_is_bundled(cls, value: str) -> str:
+        if value not in EMBEDDING_MODELS:
+            names = ", ".join(repr(name) for name in EMBEDDING_MODELS)
+            raise ValueError(f"{value[:80]!r} is not a bundled embedding model; use one of {names}")
+        return value
+
+    judge_prompt_tokens: int = Field(
+        300_000,
         ge=0,
-        description="Papers of the cheap ranking the LLM judge screens (0 = all); about 2k"
-        " prompt tokens each, one request per paper.",
+        description="Prompt tokens the LLM judge may spend on a day: the first screen plus"
+        " the papers it reads in full (about 3.5k each; most of it a prefix providers cache).",
+    )
+    screen_top_k: int = Field(
+        300,
+        ge=0,
+        description="Papers of the cheap ranking the judge screens first from title and gist"
+        " (0 = none: only the cheap top judge_always are read).",
+    )
+    screen_batch_size: int = Field(25, ge=1, le=60, description="Papers per first-screen request.")
+    judge_always: int = Field(
+        20,
+        ge=0,
+        description="The cheap ranking's top papers the judge always reads in full, whatever"
+        " the screen said.",
+    )
+    judge_top_k: int = Field(
+        120,
+        ge=0,
+        description="The most papers the judge reads in full on a day (the cheap top"
+        " judge_always, then the best of the first screen), if judge_prompt_tokens lasts;"
+        " 0 = as many as it lasts.",
     )
     judge_batch_size: int = Field(
         1,
@@ -183,11 +268,11 @@ class LLMSettings(Strict):
         description="Endpoint base URL, e.g. https://api.deepseek.com/v1; empty ="
         " $PAPERBRIEF_LLM_BASE_URL, else https://api.openai.com/v1 when a key is set.",
     )
-    model: str = Field(
+    model: str = protected(
         "", description="Default model; empty = $PAPERBRIEF_LLM_MODEL or gpt-4o-mini."
     )
-    judge_model: str = Field("", description="Model for the ranking judge; empty = model.")
-    writer_model: str = Field("", description="Model for the deep read; empty = model.")
+    judge_model: str = protected("", description="Model for the ranking judge; empty = model.")
+    writer_model: str = protected("", description="Model for the deep read; empty = model.")
     api_key_env: str = protected(
         "PAPERBRIEF_LLM_API_KEY",
         description="Environment variable holding the key (OPENAI_API_KEY is the fallback).",
@@ -197,25 +282,38 @@ class LLMSettings(Strict):
     )
     temperature: float = Field(0.3, ge=0, le=2, description="Sampling temperature.")
     timeout: float = Field(
-        180.0, gt=0, description="Seconds one request may take in all (however slowly it arrives)."
+        180.0,
+        gt=0,
+        le=3600,
+        description="Seconds one request may take in all (however slowly it arrives).",
     )
     max_answer_bytes: int = Field(
         4_000_000, ge=10_000, description="Largest answer accepted, in (decompressed) bytes."
     )
-    max_retries: int = Field(3, ge=0, description="Retries on 429/5xx/timeouts/blank answers.")
-    backoff_base: float = Field(2.0, ge=0, description="First backoff wait (s); doubles per retry.")
-    max_retry_after: float = Field(120.0, ge=0, description="Cap on a server's Retry-After (s).")
+    max_retries: int = ceiling(
+        3, ge=0, le=10, description="Retries on 429/5xx/timeouts/blank answers."
+    )
+    backoff_base: float = Field(
+        2.0, ge=0, le=60, description="First backoff wait (s); doubles per retry."
+    )
+    max_retry_after: float = Field(
+        120.0, ge=0, le=600, description="Cap on a server's Retry-After (s)."
+    )
     concurrency: int = Field(4, ge=1, le=32, description="Requests in flight at once.")
-    writer_max_tokens: int = Field(6000, ge=256, description="Completion cap of one deep read.")
+    writer_max_tokens: int = Field(
+        6000, ge=256, le=100_000, description="Completion cap of one deep read."
+    )
     paper_text_tokens: int = Field(
         20000,
         ge=500,
+        le=200_000,
         description="Paper text (tokens) one deep read is sent: the whole main body of a"
         " typical paper; a longer paper is read in two passes (section notes, then the read).",
     )
     reading_chunk_tokens: int = Field(
         14000,
         ge=500,
+        le=200_000,
         description="Largest part of a long paper read into section notes in one call.",
     )
     strict_numbers: bool = Field(
@@ -223,13 +321,21 @@ class LLMSettings(Strict):
         description="Cut every claim the verifier cannot trace to the units it cites"
         " (default: keep them, marked ⚠; the footer counts them).",
     )
-    daily_token_budget: int = Field(
-        400_000, ge=0, description="Prompt+completion tokens one day may spend (0 = no limit)."
+    daily_token_budget: int = ceiling(
+        600_000,
+        ge=0,
+        le=100_000_000,
+        description="Prompt+completion tokens one day may spend (0 = no limit): room for the"
+        " judge's [rank] judge_prompt_tokens (300k) and the writing (~150k prompt, ~40k"
+        " completion), with retries.",
     )
-    daily_cost_budget: float = Field(
-        2.0, ge=0, description="Money one day may spend, in price-table units (0 = no limit)."
+    daily_cost_budget: float = ceiling(
+        2.0,
+        ge=0,
+        le=10_000,
+        description="Money one day may spend, in price-table units (0 = no limit).",
     )
-    prices: dict[str, ModelPrice] = Field(
+    prices: dict[str, ModelPrice] = protected(
         default_factory=lambda: {
             "gpt-4o-mini": ModelPrice(input=0.15, output=0.6),
             "gpt-4o": ModelPrice(input=2.5, output=10.0),
@@ -237,7 +343,7 @@ class LLMSettings(Strict):
         },
         description="Price per million tokens by model name.",
     )
-    default_price: ModelPrice = Field(
+    default_price: ModelPrice = protected(
         default_factory=lambda: ModelPrice(input=0.5, output=1.5),
         description="Price used for models missing from the price table.",
     )
@@ -249,10 +355,10 @@ class BlogSettings(Strict):
         description="Blog content folder the Markdown post is copied into; empty = off.",
     )
     filename: str = protected("{date}.md", description="Post file name; {date} is the digest date.")
-    git_commit: bool = Field(
+    git_commit: bool = protected(
         False, description="Commit the post with git (the folder must be in a git work tree)."
     )
-    commit_message: str = Field(
+    commit_message: str = protected(
         "arXiv digest {date}", description="Commit message; {date} is the digest date."
     )
 
@@ -260,6 +366,11 @@ class BlogSettings(Strict):
     @classmethod
     def _filename_renders(cls, value: str) -> str:
         return check_template(value, file_name=True)
+
+    @field_validator("commit_message")
+    @classmethod
+    def _message_renders(cls, value: str) -> str:
+        return check_template(check_single_line(value))
 
 
 class EmailSettings(Strict):
@@ -284,6 +395,11 @@ class EmailSettings(Strict):
     subject: str = Field("{title}", description="Subject; {title} and {date} are replaced.")
     ca_file: str = protected("", description="Extra CA bundle to trust (self-hosted server).")
     timeout: float = Field(30.0, gt=0, description="Seconds for connecting and sending.")
+
+    # Each of these becomes a header line: a line break would fail the send or add a
+    # header of the writer's choosing.
+    _header_lines = field_validator("subject", "username", "sender")(_one_line)
+    _recipient_lines = field_validator("to")(_lines)
 
 
 class WebhookSettings(Strict):
@@ -316,7 +432,7 @@ class FeedSettings(Strict):
 class DeliverySettings(Strict):
     """Where a digest goes after it is written to disk. Secrets come from the environment."""
 
-    link: str = Field(
+    link: str = protected(
         "",
         description="Public URL of a digest, {date} replaced (e.g. https://blog.example/{date}/);"
         " used by e-mail, webhooks and the feed.",
@@ -325,6 +441,11 @@ class DeliverySettings(Strict):
     email: EmailSettings = Field(default_factory=EmailSettings)
     webhooks: list[WebhookSettings] = protected(default_factory=list, description="Chat webhooks.")
     feed: FeedSettings = Field(default_factory=FeedSettings)
+
+    @field_validator("link")
+    @classmethod
+    def _link_is_an_address(cls, value: str) -> str:
+        return check_link(value)
 
     @field_validator("webhooks")
     @classmethod
@@ -432,7 +553,9 @@ class RunSettings(Strict):
 class Profile(Strict):
     """A researcher's profile. See `paperbrief profile init` for a commented template."""
 
-    name: str = Field(description="Who the digest is for.")
+    # The store keys this reader's digests, feedback and deliveries by it: renamed in the
+    # editor, today's digest would go out again as if to a new reader.
+    name: str = protected(description="Who the digest is for.")
     language: Language = Field("zh", description="Digest language.")
     categories: list[str] = Field(description="arXiv categories to read, e.g. ['cs.SE'].")
     secondary_categories: list[str] = Field(
@@ -460,7 +583,7 @@ class Profile(Strict):
             raise ValueError("say who the digest is for")
         if value.strip() == TEMPLATE_NAME:
             raise ValueError(f"still the template's {TEMPLATE_NAME!r}: put your own name")
-        return value
+        return check_single_line(value)
 
     @field_validator("categories")
     @classmethod
@@ -525,16 +648,41 @@ class Profile(Strict):
 
 
 def protected_settings(model: type[BaseModel] | None = None, prefix: str = "") -> dict[str, Any]:
-    """Every setting marked ``PROTECTED`` on its field, by dotted key, with its default, in
-    the order the profile declares them (``output.dir``, ``llm.base_url`` …)."""
+    """Every setting marked ``PROTECTED`` or ``CEILING`` on its field, by dotted key, with its
+    default as plain data (None when it has none), in the order the profile declares them
+    (``output.dir``, ``llm.base_url`` …)."""
     found: dict[str, Any] = {}
     for name, field in (model or Profile).model_fields.items():
         key = f"{prefix}{name}"
         if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("protected"):
-            found[key] = field.get_default(call_default_factory=True)
+            default = field.get_default(call_default_factory=True)
+            found[key] = None if default is PydanticUndefined else _plain(default)
         elif isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel):
             found.update(protected_settings(field.annotation, key + "."))
     return found
+
+
+def ceiling_settings(model: type[BaseModel] | None = None, prefix: str = "") -> frozenset[str]:
+    """The protected settings the editor may lower but not lift (marked ``CEILING``)."""
+    found: set[str] = set()
+    for name, field in (model or Profile).model_fields.items():
+        key = f"{prefix}{name}"
+        if isinstance(field.json_schema_extra, dict):
+            if field.json_schema_extra.get("protected") == CEILING["protected"]:
+                found.add(key)
+        elif isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel):
+            found |= ceiling_settings(field.annotation, key + ".")
+    return frozenset(found)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
 
 
 _TOML_LINE = re.compile(r"line (\d+)")
@@ -615,18 +763,10 @@ def read_profile_text(path: Path) -> str:
             "create one with `paperbrief profile init > profile.toml`, or pass --profile",
         )
     try:
-        with path.open("rb") as stream:
-            raw = stream.read(MAX_PROFILE_BYTES + 1)
-    except OSError as error:
-        raise ProfileError(
-            f"cannot read profile {path}: {error.strerror or error}",
-            "check the file's permissions",
-        ) from error
-    if len(raw) > MAX_PROFILE_BYTES:
-        raise ProfileError(
-            f"profile {path} is over {MAX_PROFILE_BYTES // 1000} KB: not a profile",
-            "point --profile at your profile TOML",
-        )
+        # A regular file only: a named pipe given as the profile once hung every command.
+        raw = read_bounded(path, MAX_PROFILE_BYTES, "profile")
+    except InputFileError as error:
+        raise ProfileError(error.message, "point --profile at your profile TOML") from None
     return decode_profile(raw, str(path))
 
 

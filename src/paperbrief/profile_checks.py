@@ -5,10 +5,12 @@ morning's run)."""
 from __future__ import annotations
 
 import difflib
+import re
 import string
 import zoneinfo
 from functools import cache
 from importlib import resources
+from urllib.parse import urlsplit
 
 
 @cache
@@ -76,3 +78,58 @@ def check_template(template: str, *, file_name: bool = False) -> str:
             " it is always written inside its configured folder"
         )
     return template
+
+
+# Characters that end a header line or steer a terminal: C0 (tab included), DEL, C1 and
+# the Unicode line and paragraph separators. A header-bound setting (a subject, a title,
+# an address) holds none of them: a line break in one either fails the send or adds a
+# header of the writer's choosing.
+_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+LINK_SCHEMES = ("https", "http")
+
+
+def check_single_line(value: str) -> str:
+    """``value`` if it has no line break or control character; else ValueError."""
+    found = _BREAKING.search(value)
+    if found:
+        raise ValueError(
+            f"must be one line of text: {value[:60]!r} holds {found.group()!r}"
+            " (a line break or control character)"
+        )
+    return value
+
+
+def check_link(template: str) -> str:
+    """An empty link or an absolute URL of ``LINK_SCHEMES`` with a host, ``{date}`` its only
+    field; anything else raises ValueError (a link goes into every e-mail, post and feed)."""
+    if not template:
+        return template
+    check_single_line(template)
+    check_template(template)
+    parts = urlsplit(template.format(date="2026-01-01"))
+    if parts.scheme.lower() not in LINK_SCHEMES or not parts.hostname:
+        raise ValueError(
+            f"{template[:80]!r} is not an http(s) address; write e.g."
+            " 'https://blog.example/{date}/'"
+        )
+    if parts.username is not None or parts.password is not None or " " in template:
+        raise ValueError(f"{template[:80]!r}: a link may hold no user name, password or space")
+    return template
+
+
+FRONT_MATTER_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+
+
+def check_front_matter_key(key: str, reserved: frozenset[str]) -> str:
+    """A key the blog's YAML reads as a plain name, and not one the digest writes itself."""
+    if not FRONT_MATTER_KEY.fullmatch(key):
+        raise ValueError(
+            f"front-matter key {key[:40]!r}: use letters, digits, '-' and '_', starting with"
+            " a letter"
+        )
+    if key in reserved:
+        raise ValueError(
+            f"front-matter key {key!r} is written by the digest itself; set it with its own"
+            " [output] setting"
+        )
+    return key

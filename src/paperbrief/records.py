@@ -117,9 +117,11 @@ class Run:
     fingerprint: str | None
     started_at: str
     finished_at: str | None
-    status: str  # running | ok | reused | failed | crashed
+    status: str  # running | ok | reused | failed | crashed | interrupted | dead
     detail: str | None
     profile: str | None = None  # the reader it ran for (None: before profiles were kept)
+    pid: int | None = None
+    host: str | None = None
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,8 @@ class FeedbackEvent:
     source: str  # cli | web | import:<file> | eval-replay
     created_at: str  # ISO timestamp
     id: int = 0  # the store's row id (what `feedback undo ID` names)
+    profile: str = ""  # the reader it was given for ('' = every profile of the home)
+    title: str = ""  # the paper's title as the signal's source knew it (an import)
 
 
 @dataclass
@@ -208,3 +212,17 @@ class Verdict:
     reason: str
     must_read: bool = False
     instructions: bool = False  # the judge saw instructions to the model in its text
+    relevance: int | None = None  # 0-100 on the reader's scale (None: recorded without one)
+
+
+# The relevance a verdict recorded without one stands for: the middle of its star's band.
+BAND_MIDDLE = {1: 17, 2: 45, 3: 65, 4: 82, 5: 95}
+
+
+@dataclass(frozen=True)
+class PaperJudgement:
+    """What the judge last said about one paper: its reading's and its screen's relevance."""
+
+    day: str  # the listing day it was judged on (ISO)
+    judge: int | None = None
+    screen: int | None = None

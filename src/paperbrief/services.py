@@ -44,13 +44,14 @@ from paperbrief.llm import LLMClient
 from paperbrief.models import Fallback, Paper, ScoredPaper
 from paperbrief.profile import LLMSettings, Profile
 from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, EmbeddingModelError, TextEncoder
-from paperbrief.rank.feedback import FeedbackLog, PaperArchive
+from paperbrief.rank.feedback import FeedbackLog
 from paperbrief.rank.judge import Judge, LLMJudge, NoJudge
+from paperbrief.rank.reader import DayReader, ReaderArchive, cold_reader
 from paperbrief.rank.scorers import EmbeddingScorer, default_scorers
 from paperbrief.sources import ArxivListings, ListingSource, OfflineListings
 from paperbrief.store import Store
 from paperbrief.text import arxiv as arxiv_site
-from paperbrief.transport import Deadline
+from paperbrief.transport import Deadline, Stop
 from paperbrief.write import LLMWriter, OfflineWriter, Writer
 from paperbrief.write.shared_read import ReadingCache
 
@@ -58,11 +59,12 @@ RESERVE_SHARE = 0.1  # of the run's deadline, kept for the fallbacks and publish
 MAX_RESERVE_SECONDS = 120.0
 
 
-def network_deadline(minutes: float) -> Deadline:
-    """When a run with a deadline of ``minutes`` stops starting network work."""
+def network_deadline(minutes: float, stop: Stop | None = None) -> Deadline:
+    """When a run with a deadline of ``minutes`` stops starting network work (or, with a
+    ``stop``, the moment the run is told to stop, if that comes first)."""
     total = minutes * 60
     reserve = min(total * RESERVE_SHARE, MAX_RESERVE_SECONDS)
-    return Deadline.after(total - reserve, f"the run's deadline ({minutes:g} min)")
+    return Deadline.after(total - reserve, f"the run's deadline ({minutes:g} min)", stop)
 
 
 @dataclass(frozen=True)
@@ -88,30 +90,47 @@ class Ranked:
 @dataclass
 class ProfileRanking:
     """The profile's cheap ranking: BM25 and embeddings per research line, the category
-    prior, avoided topics, and the taste learned from feedback.
+    prior, avoided topics, and what the store knows of the reader (``rank.reader_of_day``:
+    the reference the day is scored against, the learned taste, the star calibration).
 
     When the embedding model cannot be loaded (a damaged install), the day is still
-    ranked, by the scorers that need no model (BM25, the prior, avoided topics) and
-    without the taste (it lives in embedding space); the ``Fallback`` says why, so the
-    digest says it and the run exits 8.
+    ranked against its reference, by the scorers that need no model (BM25, the prior,
+    avoided topics) and without the taste (it lives in embedding space); the ``Fallback``
+    says why, so the digest says it and the run exits 8.
     """
 
     embedder: Embedder
 
-    def rank(
+    def reader(
         self,
-        papers: Sequence[Paper],
+        archive: ReaderArchive,
         profile: Profile,
-        log: FeedbackLog,
-        archive: PaperArchive,
         today: date,
-    ) -> Ranked:
+        log: FeedbackLog | None = None,
+        before: str | None = None,
+    ) -> DayReader:
+        """The reader of ``today`` from ``log`` (one reader's feedback; None: the archive's
+        whole feedback), counting only what was given before ``before`` when it is set (a
+        replay of a past day); without the embedding model, the reader with no feedback
+        counted (``rank`` then falls back too, and says so)."""
         try:
-            feedback = rank.load_feedback(log, archive, self.embedder, profile.rank, today=today)
-            return Ranked(rank.rank_papers(papers, profile, self.embedder, feedback=feedback))
+            return rank.reader_of_day(archive, self.embedder, profile, today, before, log)
+        except EmbeddingModelError:
+            return cold_reader(archive.listings, self.embedder, profile, today)
+
+    def rank(self, papers: Sequence[Paper], profile: Profile, reader: DayReader) -> Ranked:
+        try:
+            return Ranked(rank.rank_for(papers, profile, self.embedder, reader))
         except EmbeddingModelError as error:
             lexical = [s for s in default_scorers(profile) if not isinstance(s, EmbeddingScorer)]
-            ranking = rank.rank_papers(papers, profile, self.embedder, scorers=lexical)
+            ranking = rank.rank_papers(
+                papers,
+                profile,
+                self.embedder,
+                scorers=lexical,
+                reference=reader.reference,
+                calibration=reader.reader.calibrations.cheap,
+            )
             return Ranked(ranking, Fallback.of("embedding", error))
 
 
@@ -162,6 +181,7 @@ class Services:
         environ: Mapping[str, str] | None = None,
         llm_settings: LLMSettings | None = None,
         embedder: Embedder | None = None,
+        stop: Stop | None = None,
     ) -> Services:
         """The services of one run.
 
@@ -171,13 +191,15 @@ class Services:
         without a profile (e.g. `paperbrief read`) the default model, no run deadline, and an
         LLM only when ``llm_settings`` are given (`profile init --from`, before there is a
         profile); ``embedder`` one shared by several readers (``lab.run_lab``). What is
-        passed in (``http``, ``embedder``) is the caller's to close.
+        passed in (``http``, ``embedder``) is the caller's to close. ``stop`` (set by the
+        CLI's SIGINT/SIGTERM handler) ends the run's deadline at once: no request starts
+        after it and those in flight are abandoned.
         """
         env = os.environ if environ is None else environ
         model = profile.rank.embedding_model if profile is not None else DEFAULT_MODEL
         if embedder is None:
             embedder = Embedder(cache=store.embeddings, model_name=model, encoder=encoder)
-        deadline = network_deadline(profile.run.deadline_minutes) if profile else None
+        deadline = network_deadline(profile.run.deadline_minutes, stop) if profile else None
         settings = profile.llm if profile is not None else llm_settings
         client: LLMClient | None = None
         if not offline and settings is not None and llm_configured(settings, env):

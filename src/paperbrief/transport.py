@@ -6,7 +6,10 @@ request 30 s, an LLM call 27 s, a webhook 20 s). Here every connect, DNS lookup,
 write of a request is bounded by the time left until the soonest active ``Deadline`` of the
 calling thread, so the request as a whole ends by then, however the bytes arrive.
 
-* ``Deadline``: a moment in monotonic time (a request's own limit, or the run's).
+* ``Deadline``: a moment in monotonic time (a request's own limit, or the run's); the run's
+  carries the run's ``Stop``, and a stopped run's deadline has passed at once: no request
+  starts after SIGINT/SIGTERM, and one in flight notices within ``STOP_SLICE`` seconds
+  (reads wait in slices), so its thread ends and the run exits within seconds.
 * ``within(*deadlines)``: the deadlines that bound the requests made inside the block.
 * ``bounded_client(...)``: an ``httpx.Client`` whose transport enforces them, proxies from
   the environment included (``HTTP(S)_PROXY``, ``ALL_PROXY``, ``NO_PROXY``).
@@ -38,23 +41,65 @@ import httpx
 Clock = Callable[[], float]
 
 
-@dataclass(frozen=True)
+STOP_SLICE = 0.25  # seconds a read of a stoppable request waits before it looks again
+
+
+class Stop:
+    """A run told to stop (SIGINT, SIGTERM): set once, from the signal handler, and seen by
+    every thread through the run's ``Deadline``."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.reason = ""
+
+    def set(self, reason: str) -> None:
+        self.reason = self.reason or reason
+        self._event.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep ``seconds`` unless told to stop first; True when stopped."""
+        return self._event.wait(max(seconds, 0.0))
+
+
+@dataclass(frozen=True, eq=False)
 class Deadline:
-    """The moment (``time.monotonic`` seconds) by which something must be over."""
+    """The moment (``time.monotonic`` seconds) by which something must be over; with a
+    ``stop``, also the moment that stop is set (the run was told to stop)."""
 
     at: float
     what: str = "the request"
+    stop: Stop | None = None
 
     @classmethod
-    def after(cls, seconds: float, what: str = "the request") -> Deadline:
-        return cls(time.monotonic() + max(seconds, 0.0), what)
+    def after(cls, seconds: float, what: str = "the request", stop: Stop | None = None) -> Deadline:
+        return cls(time.monotonic() + max(seconds, 0.0), what, stop)
 
     def remaining(self) -> float:
+        if self.stop is not None and self.stop.stopped:
+            return 0.0
         return self.at - time.monotonic()
 
     @property
     def expired(self) -> bool:
         return self.remaining() <= 0
+
+    @property
+    def ended(self) -> str:
+        """Why it is over, for a message: stopped by a signal, or out of time."""
+        if self.stop is not None and self.stop.stopped:
+            return f"the run was stopped ({self.stop.reason})"
+        return f"{self.what} ran out of time"
+
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds``, or less when the run is stopped meanwhile."""
+        if self.stop is None:
+            time.sleep(max(seconds, 0.0))
+        else:
+            self.stop.wait(seconds)
 
 
 _local = threading.local()  # the soonest active deadline of each thread (never shared)
@@ -72,6 +117,9 @@ def within(*deadlines: Deadline | None) -> Iterator[Deadline | None]:
     previous = current_deadline()
     candidates = [d for d in (*deadlines, previous) if d is not None]
     soonest = min(candidates, key=lambda d: d.at) if candidates else None
+    stop = next((d.stop for d in candidates if d.stop is not None), None)
+    if soonest is not None and soonest.stop is None and stop is not None:
+        soonest = Deadline(soonest.at, soonest.what, stop)  # a stop ends any of them
     _local.deadline = soonest
     try:
         yield soonest
@@ -86,8 +134,13 @@ def _bounded(timeout: float | None, expired: type[Exception]) -> float | None:
         return timeout
     left = deadline.remaining()
     if left <= 0:
-        raise expired(f"{deadline.what} ran out of time")
+        raise expired(deadline.ended)
     return left if timeout is None else min(timeout, left)
+
+
+def _stoppable() -> Stop | None:
+    deadline = current_deadline()
+    return deadline.stop if deadline is not None else None
 
 
 # A lookup that hangs (an unreachable resolver) must not hang the request: it runs in a
@@ -97,8 +150,19 @@ _resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="paperbrief-dns
 
 def _resolve(host: str, port: int, timeout: float | None) -> list[tuple[Any, ...]]:
     future = _resolver.submit(socket.getaddrinfo, host, port, 0, socket.SOCK_STREAM)
+    stop = _stoppable()
+    ends = None if timeout is None else time.monotonic() + timeout
     try:
-        return future.result(timeout=timeout)
+        while True:
+            left = None if ends is None else ends - time.monotonic()
+            if stop is not None and stop.stopped:
+                raise httpcore.ConnectTimeout(f"DNS lookup of {host} abandoned: stopped")
+            wait = left if stop is None else min(STOP_SLICE, left if left is not None else 1e9)
+            try:
+                return future.result(timeout=wait)
+            except FutureTimeout:
+                if stop is None or (left is not None and left <= STOP_SLICE):
+                    raise
     except FutureTimeout:
         raise httpcore.ConnectTimeout(f"DNS lookup of {host} timed out") from None
     except OSError as error:
@@ -110,7 +174,23 @@ class _BoundedStream(httpcore.NetworkStream):
         self._inner = inner
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, _bounded(timeout, httpcore.ReadTimeout))
+        limit = _bounded(timeout, httpcore.ReadTimeout)
+        stop = _stoppable()
+        if stop is None:
+            return self._inner.read(max_bytes, limit)
+        # A run that can be stopped reads in slices: a socket timeout leaves the stream
+        # (TLS included) as it was, so the read goes on until its limit or the stop.
+        ends = None if limit is None else time.monotonic() + limit
+        while True:
+            left = None if ends is None else ends - time.monotonic()
+            if stop.stopped:
+                raise httpcore.ReadTimeout(f"abandoned: the run was stopped ({stop.reason})")
+            wait = STOP_SLICE if left is None else max(min(STOP_SLICE, left), 0.001)
+            try:
+                return self._inner.read(max_bytes, wait)
+            except httpcore.ReadTimeout:
+                if left is not None and left <= STOP_SLICE:
+                    raise
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         self._inner.write(buffer, _bounded(timeout, httpcore.WriteTimeout))

@@ -3,8 +3,9 @@ stores seeded with them.
 
 Embedding the sample day (480 abstracts of 2026-05-22 and the example profile's texts)
 costs ~15 s of CPU; it used to be paid by several tests of every run. The vectors are
-committed instead (``tests/fixtures/vectors/2026-05-22.npz``, what a cold ``make demo``
-stores) and one test checks them against the model (``tests/test_embed.py``). A test that
+committed instead (``paperbrief/data/sample/2026-05-22.vectors.npz``, package data: the
+reference a first run ranks against reads them too, ``rank.reference``) and one test
+checks them against the model (``tests/test_embed.py``). A test that
 needs the model for other texts shares one ``SharedEncoder`` (loaded on first use) through
 ``Services.build(..., encoder=...)``; tests that go through the CLI (which builds its own
 services) get a data home whose vector cache already holds what they embed.
@@ -14,6 +15,7 @@ services) get a data home whose vector cache already holds what they embed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -22,13 +24,14 @@ import numpy as np
 
 from paperbrief.profile import Profile, load_profile
 from paperbrief.rank.embed import DEFAULT_MODEL, Embedder, TextEncoder, load_encoder
+from paperbrief.rank.reference import BUNDLED_VECTORS
 from paperbrief.rank.scorers import line_query_text
 from paperbrief.rank.text import paper_text, text_hash
 from paperbrief.sources import load_snapshot
 from paperbrief.store import Store, open_store
 from tests.support import EXAMPLE_LISTING, EXAMPLE_PROFILE, FIXTURES
 
-SAMPLE_VECTORS = FIXTURES / "vectors" / "2026-05-22.npz"
+SAMPLE_VECTORS = BUNDLED_VECTORS
 
 
 class SharedEncoder:
@@ -125,3 +128,17 @@ def write_sample_vectors(encoder: TextEncoder | None = None) -> Path:
 
 if __name__ == "__main__":
     print(f"wrote {write_sample_vectors()}")
+
+
+def unseen_listing(folder: Path) -> Path:
+    """The pipeline's day (``tests/fixtures/pipeline``) with every title changed, written
+    to ``folder``: none of its texts has a vector shipped with paperbrief (the sample day's
+    are), so ranking it runs the model."""
+    source = FIXTURES / "pipeline" / "2026-05-22.jsonl"
+    items = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line]
+    path = folder / "2026-05-22.jsonl"
+    path.write_text(
+        "".join(json.dumps({**i, "title": i["title"] + " (revised)"}) + "\n" for i in items),
+        encoding="utf-8",
+    )
+    return path

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,16 @@ def day_answer(papers: tuple[str, ...] = tuple(PAPERS)) -> dict[str, Any]:
 
 
 def documents(papers: dict[str, Path] = PAPERS) -> dict[str, Document]:
-    return {paper_id: read_local_file(path) for paper_id, path in papers.items()}
+    return {paper_id: read_paper_file(path) for paper_id, path in papers.items()}
+
+
+@cache
+def read_paper_file(path: Path) -> Document:
+    """A fixture paper read once per process (a Document is a frozen value): the tests and
+    benchmarks here write, render and verify from it, and ten of them ask for the same
+    files, each PDF costing a bounded reader child (the reading itself is
+    tests/test_fulltext_*.py's to prove)."""
+    return read_local_file(path)
 
 
 def profile() -> Profile:

@@ -1,5 +1,6 @@
-"""An LLM route that answers every request of a whole `paperbrief run` on loopback: judge
-batches, deep reads and the day synthesis, each with a valid answer (see OpenAIServer)."""
+"""An LLM route that answers every request of a whole `paperbrief run` on loopback: the
+judge's screens and readings, deep reads and the day synthesis, each with a valid answer
+(see OpenAIServer)."""
 
 from __future__ import annotations
 
@@ -11,20 +12,32 @@ from tests.support.openai_server import Reply
 
 
 def kind_of(body: dict[str, Any]) -> str:
-    """judge | day | writer: what a request asks for."""
+    """screen | judge | addresses | day | writer: what a request asks for."""
     users = [m["content"] for m in body.get("messages", []) if m.get("role") == "user"]
     user = users[0] if users else ""
-    if user.startswith("Rate these"):
+    if user.startswith("Screen these"):
+        return "screen"
+    if user.startswith("Rate th"):
         return "judge"
+    if user.startswith("<paper>\nTitle: "):
+        return "addresses"  # which sentences of a risen paper speak to the model
     if "<picks>" in user:
         return "day"
     return "writer"
 
 
+def screen_answer(body: dict[str, Any], relevance: int = 50) -> str:
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    keys = re.findall(r'<paper key="(S\d+)">', user)
+    return json.dumps({"papers": [{"key": key, "relevance": relevance} for key in keys]})
+
+
 def judge_answer(body: dict[str, Any]) -> str:
     user = next(m["content"] for m in body["messages"] if m["role"] == "user")
     keys = re.findall(r'<paper key="(P\d+)">', user)
-    verdicts = [{"key": key, "stars": 3, "line": "", "reason": "judged"} for key in keys]
+    verdicts = [
+        {"key": key, "relevance": 62, "stars": 3, "line": "", "reason": "judged"} for key in keys
+    ]
     return json.dumps({"papers": verdicts})
 
 
@@ -70,8 +83,12 @@ def day_answer(body: dict[str, Any]) -> str:
 def whole_run(body: dict[str, Any]) -> Reply:
     """The route: a valid answer for whichever part of the run is asking."""
     kind = kind_of(body)
+    if kind == "screen":
+        return Reply(content=screen_answer(body))
     if kind == "judge":
         return Reply(content=judge_answer(body))
+    if kind == "addresses":
+        return Reply(content=json.dumps({"sentences": []}))
     if kind == "day":
         return Reply(content=day_answer(body))
     return Reply(content=read_answer())

@@ -10,7 +10,6 @@ from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
-import httpx
 import uvicorn
 
 from paperbrief.models import Digest, Document, Listing, ScoredPaper, Section, Table
@@ -87,10 +86,24 @@ class RunningServer:
     """uvicorn serving ``create_app`` on 127.0.0.1 in a thread."""
 
     def __init__(
-        self, store_path: Path, profile_path: Path, token: str | None = None, readers=()
+        self,
+        store_path: Path,
+        profile_path: Path,
+        token: str | None = None,
+        readers=(),
+        *,
+        secure_cookies: bool = False,
+        token_source: str = "",
     ) -> None:
         self.port = free_port()
-        app = create_app(store_path, profile_path, token=token, readers=readers)
+        app = create_app(
+            store_path,
+            profile_path,
+            token=token,
+            readers=readers,
+            secure_cookies=secure_cookies,
+            token_source=token_source,
+        )
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -102,12 +115,11 @@ class RunningServer:
     def __enter__(self) -> RunningServer:
         self.thread.start()
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(self.url + "/static/style.css", timeout=1)
+        # uvicorn says when it listens (a request per try cost each a TLS context, ~25 ms).
+        while time.monotonic() < deadline and self.thread.is_alive():
+            if self.server.started:
                 return self
-            except httpx.TransportError:
-                time.sleep(0.05)
+            time.sleep(0.01)
         raise RuntimeError("web UI did not start")
 
     def __exit__(self, *exc: object) -> None:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import importlib
+import json
 import logging
 import os
-import re
+import signal
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 from rich.console import Console
@@ -23,6 +26,10 @@ from paperbrief.errors import EmptyDay, PaperbriefError
 from paperbrief.files import os_error
 from paperbrief.profile import Profile, home_dir, load_profile
 from paperbrief.store import Store, open_store
+from paperbrief.text.controls import CONTROL, without_controls
+
+if TYPE_CHECKING:  # the services (and what they import) load with the commands that run a day
+    from paperbrief.services import Stop
 
 # Help reads at 80 columns whatever the terminal's width.
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 80}
@@ -30,9 +37,6 @@ DEFAULT_PROFILE = "profile.toml"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# Terminal control: C0 (but tab and newline), DEL, C1, and the bidirectional overrides that
-# can make a title read backwards. Paper text is untrusted; none of it may steer a terminal.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 QUIET, NORMAL, VERBOSE = -1, 0, 1
 
@@ -105,7 +109,16 @@ def configure_output(quiet: bool, verbose: int) -> None:
 
 def terminal_text(text: object) -> str:
     """``text`` without control characters (escape sequences, bidi overrides)."""
-    return _CONTROL.sub("", str(text))
+    return without_controls(str(text))
+
+
+def json_text(data: object) -> str:
+    """``data`` as indented JSON for stdout: non-ASCII text stays readable, but the
+    characters that steer a terminal (C1, DEL, bidi overrides; json escapes C0 itself) are
+    written as ``\\uXXXX`` escapes, so a JSON reader gets them back and a terminal never
+    sees them raw."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def say(text: object) -> str:
@@ -152,6 +165,50 @@ def unexpected(error: BaseException) -> PaperbriefError:
     )
 
 
+# After SIGINT/SIGTERM the run unwinds, records itself ``interrupted`` and exits; if a
+# thread still holds the process (a DNS lookup that never returns) it exits anyway after
+# this many seconds, and at once on a second signal.
+STOP_GRACE_SECONDS = 10.0
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM, raised in the main thread (its text is the signal's name)."""
+
+    @property
+    def exit_code(self) -> int:
+        number = getattr(signal, str(self), signal.SIGINT)
+        return 128 + int(number)
+
+
+@contextmanager
+def stopping(stop: Stop) -> Iterator[None]:
+    """In the block, SIGINT and SIGTERM stop the run: ``stop`` is set (every client sees it
+    through the run's deadline: no new request, those in flight abandoned) and
+    ``Interrupted`` is raised in the main thread, so the pipeline records the run as
+    ``interrupted`` and the command exits 130 (SIGINT) or 143 (SIGTERM)."""
+
+    def handler(number: int, frame: object) -> None:
+        name = signal.Signals(number).name
+        if stop.stopped:
+            os._exit(128 + number)  # a second signal: now
+        stop.set(name)
+        watchdog = threading.Timer(STOP_GRACE_SECONDS, os._exit, (128 + number,))
+        watchdog.daemon = True
+        watchdog.start()
+        raise Interrupted(name)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only (a command run from a thread: tests)
+        return
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {number: signal.signal(number, handler) for number in signals}
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
+
+
 @contextmanager
 def mapped_errors() -> Iterator[None]:
     """Turn every error into a one-line message, a hint and an exit code.
@@ -166,9 +223,14 @@ def mapped_errors() -> Iterator[None]:
         fail(error)
     except (click.exceptions.Exit, click.ClickException, click.Abort):
         raise
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/] — a rerun resumes where this one stopped")
-        sys.exit(130)
+    except KeyboardInterrupt as error:
+        code = error.exit_code if isinstance(error, Interrupted) else 130
+        console.print(
+            f"[yellow]interrupted[/] ({say(str(error) or 'SIGINT')}) — a rerun resumes where this"
+            " one stopped",
+            important=True,
+        )
+        sys.exit(code)
     except Exception as error:
         if os.environ.get(DEBUG_ENV):
             raise
@@ -179,11 +241,24 @@ class PaperbriefGroup(click.Group):
     """Every command group of the CLI, set up once: ``-h`` and help read at 80 columns
     (``CONTEXT``, which every command below inherits through click's context), and every
     error a command raises mapped to one line, a hint and an exit code (``mapped_errors``).
+
+    ``lazy``: command name → the module whose ``COMMANDS`` define it, imported when one of
+    them is asked for (so `--version` or `profile check` do not import the pipeline).
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, lazy: Mapping[str, str] | None = None, **kwargs: Any) -> None:
         kwargs["context_settings"] = {**CONTEXT, **(kwargs.get("context_settings") or {})}
         super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            for command in importlib.import_module(self.lazy[cmd_name]).COMMANDS:
+                self.add_command(command)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         with mapped_errors():
@@ -219,6 +294,7 @@ def get_profile(path: Path | None) -> Profile:
     return profile
 
 
-def get_store() -> Store:
-    """The store at $PAPERBRIEF_HOME/paperbrief.db."""
-    return open_store(home_dir() / "paperbrief.db")
+def get_store(*, reading: bool = False) -> Store:
+    """The store at $PAPERBRIEF_HOME/paperbrief.db (``reading``: a command that only reads,
+    which a read-only home still serves)."""
+    return open_store(home_dir() / "paperbrief.db", reading=reading)

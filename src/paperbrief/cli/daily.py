@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -19,9 +18,11 @@ from paperbrief.cli.common import (
     console,
     get_profile,
     get_store,
+    json_text,
     profile_option,
     report_empty,
     say,
+    stopping,
     terminal_text,
 )
 from paperbrief.cli.lab import check_all_options, run_all
@@ -37,7 +38,7 @@ from paperbrief.pipeline import (
     run_day,
 )
 from paperbrief.profile import Profile
-from paperbrief.services import Services
+from paperbrief.services import Services, Stop
 
 T = TypeVar("T")
 
@@ -137,7 +138,7 @@ def report_run(result: RunResult) -> None:
     for kind, path in result.files.items():
         click.echo(terminal_text(f"{kind}: {path}"))
     for outcome in result.deliveries:
-        style = "green" if outcome.ok else ("yellow" if outcome.status == "unknown" else "red")
+        style = "green" if outcome.ok else ("red" if outcome.status == "failed" else "yellow")
         day = f"{outcome.digest_date} " if outcome.digest_date != result.digest_date else ""
         console.print(
             f"  [{style}]{say(day + outcome.channel)}[/]: {outcome.status} {say(outcome.detail)}",
@@ -203,7 +204,9 @@ def run(
     Without --listing it fetches the listing that today's digest covers from arXiv. A rerun
     of the same day reuses what is stored and publishes nothing twice. A part that fails
     (LLM endpoint down, no network, budget spent, the [run] deadline) falls back to the
-    offline writer; the digest says which part and why, and the exit code is 8.
+    offline writer; the digest says which part and why, and the exit code is 8. Ctrl-C or
+    SIGTERM stops it within seconds (exit 130 / 143; calls in flight are abandoned) and the
+    next run resumes what it had done.
 
     --all runs every reader of the readers folder: one listing fetch and one embedding
     pass for all, then each reader's own day; one reader's failure never stops the others.
@@ -229,9 +232,11 @@ def run(
     )
     today = _today(profile)
     day = resolve_day(options, today)  # the LLM budget is scoped to the digest date
+    stop = Stop()
     with (
+        stopping(stop),
         get_store() as store,
-        Services.build(profile, store, offline=offline, day=day.digest_date) as services,
+        Services.build(profile, store, offline=offline, day=day.digest_date, stop=stop) as services,
     ):
         try:
             with RichReporter() as reporter:
@@ -276,7 +281,7 @@ def fetch(
             "kinds": dict(sorted(kinds.items())),
             "notes": list(listing.notes),
         }
-        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+        click.echo(json_text(summary))
         return
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     click.echo(
@@ -333,17 +338,17 @@ def rank_command(
             for item in ranking[:top]
         ]
         result = {"listing_day": listing.day.isoformat(), "papers": len(ranking), "ranking": rows}
-        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        click.echo(json_text(result))
         return
     table = Table(title=f"{listing.day}: top {top} of {len(ranking)}", show_lines=False)
-    for column in ("#", "pick", "stars", "score", "id", "title", "line / reason"):
+    for column in ("#", "pick", "stars", "relevance", "id", "title", "line / reason"):
         table.add_column(column, overflow="fold")
     for item in ranking[:top]:
         table.add_row(
             str(item.rank),
             "✔" if item.paper.id in picks else "",
             stars_text(item.stars),
-            f"{item.score:.3f}",
+            f"{item.score:.1f}",
             say(item.paper.id),
             say(item.paper.title),
             say(f"{item.line or '-'}: {item.reason}"),

@@ -39,14 +39,14 @@ def judge_group() -> None:
 def judge_export(
     out_path: Path | None, since: datetime | None, until: datetime | None, model: str | None
 ) -> None:
-    """Write the recorded judge verdicts as {listing day: {arXiv id: verdict}}, the file
-    `paperbrief eval ranking --judge-replay` reads. When several models judged a paper and
-    no --model is given, the newest verdict is kept.
+    """Write the recorded judge verdicts and first screens as {listing day: {arXiv id:
+    verdict}}, the file `paperbrief eval ranking --judge-replay` reads. When several models
+    judged a paper and no --model is given, the newest verdict is kept.
     """
+    first, last = since.date() if since else None, until.date() if until else None
     with get_store() as store:
-        by_day = store.verdicts.by_day(
-            since.date() if since else None, until.date() if until else None, model
-        )
+        by_day = store.verdicts.by_day(first, last, model)
+        screens = store.verdicts.screens_by_day(first, last, model)
         models = store.verdicts.models()
     if not by_day:
         raise NoVerdicts(
@@ -55,7 +55,10 @@ def judge_export(
             + (f" (recorded models: {', '.join(models)})" if models and model else ""),
         )
     text = json.dumps(
-        {day: replay_record(verdicts) for day, verdicts in by_day.items()},
+        {
+            day: replay_record(by_day.get(day, {}), screens.get(day, {}))
+            for day in sorted(set(by_day) | set(screens))
+        },
         ensure_ascii=False,
         indent=1,
     )
@@ -64,7 +67,11 @@ def judge_export(
         return
     write_atomic(out_path, text + "\n")
     papers = sum(len(v) for v in by_day.values())
-    console.print(f"wrote {papers} verdicts of {len(by_day)} listing days to {out_path}")
+    screened = sum(len(v) for v in screens.values())
+    console.print(
+        f"wrote {papers} verdicts and {screened} screens of {len(by_day)} listing days"
+        f" to {out_path}"
+    )
 
 
 COMMANDS: list[click.Command] = [judge_group]

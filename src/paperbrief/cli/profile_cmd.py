@@ -15,19 +15,11 @@ from paperbrief.cli.common import (
     resolve_profile_path,
     terminal_text,
 )
-from paperbrief.cli.library_io import load_library
 from paperbrief.environment import named_variables, warnings
 from paperbrief.errors import PaperbriefError, ProfileError
 from paperbrief.files import write_atomic
-from paperbrief.library import (
-    GUESSED_MARK,
-    choose_categories,
-    even_sample,
-    name_lines,
-    profile_toml,
-    propose_lines,
-)
 from paperbrief.profile import (
+    GUESSED_MARK,
     LANGUAGES,
     TEMPLATE_NAME,
     LLMSettings,
@@ -36,7 +28,6 @@ from paperbrief.profile import (
     profile_template,
     read_profile_text,
 )
-from paperbrief.services import Services
 
 
 @click.group(cls=PaperbriefGroup, short_help="Create and validate the profile.")
@@ -101,6 +92,17 @@ def _proposed_profile(
     language: str,
     offline: bool,
 ) -> str:
+    # Imported here: a template or `profile check` needs neither the services nor numpy.
+    from paperbrief.cli.library_io import load_library
+    from paperbrief.library import (
+        choose_categories,
+        even_sample,
+        name_lines,
+        profile_toml,
+        propose_lines,
+    )
+    from paperbrief.services import Services
+
     with (
         get_store() as store,
         Services.build(None, store, offline=offline, llm_settings=LLMSettings()) as services,

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-import secrets
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from paperbrief.cli.common import (
+    PaperbriefGroup,
     console,
     get_profile,
     get_store,
@@ -152,71 +153,110 @@ def serve(
     """Run the web UI: archive, digests, papers, full ranking, search, profile, feedback.
 
     Every request needs an access token, also on 127.0.0.1 (loopback is shared by every
-    user and process of the machine): $PAPERBRIEF_WEB_TOKEN, or one made for this session
-    and printed once with the URL to open (as Jupyter does). Another host than loopback
-    needs $PAPERBRIEF_WEB_TOKEN set explicitly. --no-token is allowed on loopback only.
+    user and process of the machine): $PAPERBRIEF_WEB_TOKEN, else the token kept in
+    $PAPERBRIEF_HOME/web-token (made on first use, private to you, the same after a
+    restart; `paperbrief token show` prints it, `paperbrief token rotate` replaces it, also
+    for a UI already running).
+    Beyond loopback the login cookie is marked Secure: serve it behind HTTPS. --no-token is
+    allowed on loopback only.
 
     --readers DIR serves a lab: each reader of DIR gets a link with their own token (derived
-    from the UI's token, so the same links work again while $PAPERBRIEF_WEB_TOKEN stays the
-    same) and sees only their own digests, ranking, feedback and profile; the UI's token
-    is the owner's, who also sees /owner: every reader's days and spend.
+    from the UI's token, so the same links work again until the token is rotated) and sees
+    only their own digests, ranking, feedback and profile; the UI's token is the owner's,
+    who also sees /owner: every reader's days and spend.
     """
     import uvicorn
 
     from paperbrief.web import create_app
     from paperbrief.web.readers import reader_token
+    from paperbrief.web.tokens import load_token
 
-    token = os.environ.get(WEB_TOKEN_ENV) or None
+    token = None
     if no_token:
         if not is_loopback(host):
             raise ServeError(
                 f"--no-token is refused on {host}: only loopback may be served without a token",
                 f"export {WEB_TOKEN_ENV}=<a long random string> to serve another host",
             )
-        token = None
         console.print(
             "[yellow]warning:[/] serving without an access token: any user or process on this"
             " machine can read your digests and change your profile",
             highlight=False,
         )
-    elif token is None:
-        if not is_loopback(host):
-            raise ServeError(
-                f"refusing to serve on {host} without an access token",
-                f"export {WEB_TOKEN_ENV}=<a long random string>, or keep the default"
-                " --host 127.0.0.1",
-            )
-        token = secrets.token_urlsafe(24)
-    if token is not None and len(token) < 16:
-        raise ServeError(
-            f"{WEB_TOKEN_ENV} is too short to protect the UI", "use at least 16 random characters"
-        )
+    else:
+        token = load_token(home_dir())
     if readers_folder is not None and token is None:
         raise ServeError(
             "--readers needs access tokens to tell the readers apart; drop --no-token",
-            f"export {WEB_TOKEN_ENV}=<a long random string>, or let serve make one",
+            "serve then uses the token kept in the home (`paperbrief token show`)",
         )
     readers = web_readers(readers_folder) if readers_folder is not None else []
     app = create_app(
-        home_dir() / "paperbrief.db", resolve_profile_path(profile_path), token, readers
+        home_dir() / "paperbrief.db",
+        resolve_profile_path(profile_path),
+        token.value if token else None,
+        readers,
+        secure_cookies=not is_loopback(host),
+        token_source=token.where() if token else "",
+        token_file=token.path if token else None,
     )
     shown = host if ":" not in host else f"[{host}]"
     if token is None:
         console.print(f"paperbrief UI on http://{shown}:{port}/ (Ctrl-C stops it)")
-    elif os.environ.get(WEB_TOKEN_ENV):
+    elif token.source == "env":
         console.print(
             f"paperbrief UI on http://{shown}:{port}/ — open it with ?token=<${WEB_TOKEN_ENV}>"
             " once (Ctrl-C stops it)"
         )
     else:
-        # Printed once, as Jupyter does: the link logs the browser in (a cookie).
-        click.echo(f"paperbrief UI: http://{shown}:{port}/?token={token}")
-        console.print("[dim]open that link once; Ctrl-C stops the UI[/]")
+        console.print(
+            f"paperbrief UI on http://{shown}:{port}/ — the token is in {token.path}"
+            " (`paperbrief token show` prints the login link; Ctrl-C stops the UI)"
+        )
+        if sys.stdout.isatty():  # a person at a terminal, not a log: the link to click
+            click.echo(f"open: http://{shown}:{port}/?token={token.value}")
     if token is not None:
         for reader in readers:  # each reader's own link, for the owner to hand out
-            link = f"http://{shown}:{port}/?token={reader_token(token, reader.label)}"
+            link = f"http://{shown}:{port}/?token={reader_token(token.value, reader.label)}"
             click.echo(terminal_text(f"reader {reader.label} ({reader.key}): {link}"))
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
-COMMANDS: list[click.Command] = [send, serve]
+@click.group("token", cls=PaperbriefGroup, short_help="The web UI's access token.")
+def token_group() -> None:
+    """The web UI's access token: kept in $PAPERBRIEF_HOME/web-token (private to you) unless
+    $PAPERBRIEF_WEB_TOKEN is set."""
+
+
+@token_group.command("show", short_help="Print the token and the login link.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Host of the link.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port of the link.")
+def token_show(host: str, port: int) -> None:
+    """Print the token and the link that logs a browser in (made when there is none yet)."""
+    from paperbrief.web.tokens import load_token
+
+    token = load_token(home_dir())
+    shown = host if ":" not in host else f"[{host}]"
+    click.echo(f"paperbrief UI: http://{shown}:{port}/?token={token.value}")
+    console.print(f"[dim]from {say(token.where())}; open the link once per browser[/]")
+
+
+@token_group.command("rotate", short_help="Replace the token; log every browser out.")
+def token_rotate() -> None:
+    """Replace the stored token with a new random one; every browser logged in with the old
+    one is logged out, also by a `serve` already running (it reads the file again)."""
+    from paperbrief.web.tokens import rotate_token
+
+    if os.environ.get(WEB_TOKEN_ENV):
+        raise ServeError(
+            f"${WEB_TOKEN_ENV} is set: the UI uses it, not the stored token",
+            f"change ${WEB_TOKEN_ENV} where it is set, or unset it to use the stored token",
+        )
+    token = rotate_token(home_dir())
+    console.print(
+        f"new token written to {say(token.path)}; a running `paperbrief serve` takes it at"
+        " once, and every browser logged in with the old one must log in again"
+    )
+
+
+COMMANDS: list[click.Command] = [send, serve, token_group]

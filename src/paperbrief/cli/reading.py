@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import click
 
-from paperbrief.cli.common import get_profile, get_store
+from paperbrief.cli.common import get_profile, get_store, json_text
 from paperbrief.errors import FullTextError, ProfileError
 from paperbrief.fulltext import read_local_file
 from paperbrief.fulltext.present import document_markdown, document_report, document_summary
@@ -92,7 +91,7 @@ def read_command(
     if as_prompt:
         click.echo(writer_prompt_text(doc, tokens))
     elif as_json:
-        click.echo(json.dumps(document_summary(doc), ensure_ascii=False, indent=2))
+        click.echo(json_text(document_summary(doc)))
     elif as_markdown:
         click.echo(document_markdown(doc))
     else:

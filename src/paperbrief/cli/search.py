@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from paperbrief.cli.common import console, get_store
+from paperbrief.cli.common import console, get_store, json_text, say
 from paperbrief.text.arxiv import abs_url
 
 
@@ -37,7 +34,7 @@ def search(words: tuple[str, ...], limit: int, only: str | None, as_json: bool) 
     "url"}], "digests": [{"digest_date", "language", "title", "snippet"}]}.
     """
     query = " ".join(words)
-    with get_store() as store:
+    with get_store(reading=True) as store:
         papers = store.listings.search(query, limit) if only != "digests" else []
         digests = store.digests.search(query, limit) if only != "papers" else []
     if as_json:
@@ -63,15 +60,15 @@ def search(words: tuple[str, ...], limit: int, only: str | None, as_json: bool) 
                 for hit in digests
             ],
         }
-        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        click.echo(json_text(result))
         return
     if not papers and not digests:
-        console.print(f"nothing found for {escape(query)!r}", highlight=False)
+        console.print(f"nothing found for {say(repr(query))}", highlight=False)
         return
     output = Console()
     for hit in digests:
         output.print(
-            f"[bold]{hit.digest_date}[/] {escape(hit.title)}\n  [dim]…{escape(hit.snippet)}…[/]",
+            f"[bold]{hit.digest_date}[/] {say(hit.title)}\n  [dim]…{say(hit.snippet)}…[/]",
             highlight=False,
         )
     if papers:
@@ -80,10 +77,10 @@ def search(words: tuple[str, ...], limit: int, only: str | None, as_json: bool) 
             table.add_column(column, overflow="fold")
         for paper in papers:
             table.add_row(
-                escape(paper.id),
-                escape(paper.announced or ""),
-                escape(paper.primary_category),
-                escape(paper.title),
+                say(paper.id),
+                say(paper.announced or ""),
+                say(paper.primary_category),
+                say(paper.title),
             )
         output.print(table)
 

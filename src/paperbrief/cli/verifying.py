@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -13,9 +12,11 @@ from paperbrief.cli.common import (
     console,
     get_profile,
     get_store,
+    json_text,
     profile_option,
 )
 from paperbrief.errors import EXIT_UNVERIFIED, PaperbriefError, ProfileError
+from paperbrief.files import read_text_bounded
 from paperbrief.fulltext import read_local_file
 from paperbrief.models import Document
 from paperbrief.prompts import describe_profile
@@ -23,6 +24,8 @@ from paperbrief.store import Store
 from paperbrief.text.arxiv import split_arxiv_id
 from paperbrief.write.claims import covered_papers
 from paperbrief.write.verify import VerifyReport, verify_markdown
+
+MAX_DIGEST_BYTES = 20 * 2**20  # a digest is ~50 KB; the verifier is linear up to far more
 
 
 def load_documents(store: Store, paper_ids: list[str]) -> dict[str, Document]:
@@ -115,7 +118,7 @@ def verify(
         raise PaperbriefError(
             f"digest {digest} does not exist", "pass the path of a digest Markdown file"
         )
-    markdown = digest.read_text(encoding="utf-8")
+    markdown = read_text_bounded(digest, MAX_DIGEST_BYTES, "digest")
     papers = covered_papers(markdown)
     if not papers:
         raise PaperbriefError(
@@ -132,7 +135,7 @@ def verify(
         known = []  # no profile: check against the papers alone
     report = verify_markdown(markdown, documents, known)
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        click.echo(json_text(report.to_json()))
     else:
         _print_report(report)
     if not report.ok:

@@ -42,7 +42,8 @@ from paperbrief.errors import DeliveryError, DeliveryUnknown
 from paperbrief.profile import DeliverySettings, Profile, WebhookSettings, channels_of
 from paperbrief.records import DeliveryStatus, StoredDigest
 
-Status = Literal["sent", "already-sent", "failed", "unknown"]
+# given-up: an earlier day's channel past the retry window, reported (``pending.given_up``)
+Status = Literal["sent", "already-sent", "failed", "unknown", "given-up"]
 RETRY_UNKNOWN_HINT = "paperbrief send --date {date} --retry-unknown"
 
 
@@ -113,6 +114,14 @@ def configured_channels(settings: DeliverySettings) -> list[str]:
     """Channel names in delivery order (``profile.CHANNEL_KINDS``): blog, feed, e-mail, then
     the webhooks."""
     return [name for _, name in channels_of(settings)]
+
+
+def failure_text(error: Exception) -> str:
+    """A channel's failure as the journal and the report say it: a ``DeliveryError``'s own
+    message, anything else with its type (it is a bug somewhere, but only this channel's)."""
+    if isinstance(error, DeliveryError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
 
 
 def _secret(environ: Mapping[str, str], variable: str, what: str) -> str:
@@ -268,11 +277,7 @@ class _Delivery:
             return DeliveryResult(channel, "unknown", f"{error}", row.attempts, post.digest_date)
         # One channel's failure must never block the others, whatever it raised.
         except Exception as error:
-            message = (
-                str(error)
-                if isinstance(error, DeliveryError)
-                else f"{type(error).__name__}: {error}"
-            )
+            message = failure_text(error)
             row = self.journal.settle(
                 post.digest_date, channel, "failed", profile=post.profile, error=message
             )
@@ -303,8 +308,11 @@ class _Delivery:
         if pending:
             try:
                 outcomes = self._send_mail(profile, pending, environ)
-            except DeliveryError as error:
-                outcomes = [RecipientOutcome(r, "failed", str(error)) for r in pending]
+            # Whatever building or sending the message raised (a ValueError from a header
+            # the profile check let through), it is this channel's failure, journalled per
+            # recipient; the channels after e-mail still get their send.
+            except Exception as error:
+                outcomes = [RecipientOutcome(r, "failed", failure_text(error)) for r in pending]
         for outcome in outcomes:
             if outcome.status == "failed":  # it failed before its DATA: count the attempt
                 key = delivery_key(post.profile, post.digest_date, "email", outcome.recipient)
@@ -334,6 +342,7 @@ class _Delivery:
         subject = mail.subject.replace("{title}", post.announcement.title).replace(
             "{date}", post.digest_date.isoformat()
         )
+        subject = " ".join(subject.split())  # a header is one line, whatever the title held
         template = build_email(subject, mail.sender, list(mail.to), post.markdown, post.html)
         messages = []
         for recipient in recipients:

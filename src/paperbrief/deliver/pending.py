@@ -3,7 +3,9 @@
 A channel that failed used to be retried only by a rerun of that same day; now every run
 (after delivering its own digest) looks back ``RETRY_DAYS``: failed channels are sent
 again under that day's run lock (skipped while that day's own run or send holds it), and
-unknown ones are only reported again, never re-sent unasked (``dispatch``).
+unknown ones are only reported again, never re-sent unasked (``dispatch``). What is older
+than that is no longer retried, but never dropped without a word: every run reports it,
+one line per channel (``given_up``), until it is sent with `paperbrief send`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,33 @@ class StoredDigests(DigestArchive, Protocol):
     def load(
         self, digest_date: date, language: str | None = None, profile: str | None = None
     ) -> StoredDigest | None: ...
+
+
+def given_up(
+    profile: Profile, journal: PendingJournal, today: date, days: int = RETRY_DAYS
+) -> list[DeliveryResult]:
+    """One ``given-up`` result per configured channel that has digests older than the retry
+    window never delivered (failed, unknown or cut short), saying which and the fix."""
+    configured = configured_channels(profile.delivery)
+    by_channel: dict[str, set[date]] = {}
+    for row in journal.unsettled(profile.key, date.min, today - timedelta(days=days)):
+        if row.channel in configured:
+            by_channel.setdefault(row.channel, set()).add(row.digest_date)
+    results = []
+    for channel, dates in by_channel.items():
+        ordered = sorted(dates)
+        span = str(ordered[0]) if len(ordered) == 1 else f"{ordered[0]} … {ordered[-1]}"
+        results.append(
+            DeliveryResult(
+                channel,
+                "given-up",
+                f"{len(ordered)} digest(s) older than {days} days never delivered ({span});"
+                f" no longer retried: `paperbrief send --date {ordered[-1]} --channel"
+                f" {channel}` sends one",
+                digest_date=ordered[-1],
+            )
+        )
+    return results
 
 
 def retry_earlier_days(

@@ -41,18 +41,21 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
-from paperbrief.errors import FullTextError, SourceError
+from paperbrief.errors import FullTextError, InputFileError, SourceError
+from paperbrief.files import read_bounded
 from paperbrief.fulltext.author_html import parse_author_html
 from paperbrief.fulltext.html_text import AR5IV_ORIGIN, ARXIV_ORIGIN
 from paperbrief.fulltext.latexml import classify_html, parse_latexml
 from paperbrief.fulltext.pdf import parse_pdf
-from paperbrief.http import HostUnreachable, HttpStatusError, PoliteClient, RunDeadlineReached
 from paperbrief.models import Document, Paper
 from paperbrief.text.arxiv import AR5IV_BASE, HTML_BASE, PDF_BASE, split_arxiv_id
+
+if TYPE_CHECKING:
+    from paperbrief.http import PoliteClient
 
 MAX_HTML_BYTES = 20 * 1024 * 1024
 MAX_PDF_BYTES = 40 * 1024 * 1024
@@ -167,6 +170,10 @@ def _read_pdf_in_this_process() -> None:
 
 
 def _get(client: PoliteClient, url: str, cap: int) -> tuple[bytes, str]:
+    # The client's module (httpx) is imported by whoever made the client; not at the top,
+    # so the PDF reader's child, which imports this module and fetches nothing, skips it.
+    from paperbrief.http import HostUnreachable, HttpStatusError, RunDeadlineReached
+
     try:
         response = client.get(url)
     except HttpStatusError as error:
@@ -306,20 +313,29 @@ def _finish(doc: Document, attempts: list[str], metadata: Paper | None) -> Docum
 def read_local_file(path: Path) -> Document:
     """Parse a saved ``.html``/``.htm`` page or ``.pdf`` (sources ``local-html``/``local-pdf``).
 
-    Image URLs of a LaTeXML page still resolve against its ``<base>`` on arxiv.org; the
-    arXiv id is taken from that ``<base>`` (``/html/<id>v<n>/``) when present.
+    The file must be a regular file within the size a downloaded one may have
+    (``files.read_bounded``: a pipe or ``/dev/zero`` is refused at once); a ``.html`` that is
+    compressed or binary is refused, not read as an empty page. Image URLs of a LaTeXML page
+    still resolve against its ``<base>`` on arxiv.org; the arXiv id is taken from that
+    ``<base>`` (``/html/<id>v<n>/``) when present.
     """
-    try:
-        content = path.read_bytes()
-    except OSError as error:
-        raise FullTextError(f"cannot read {path}: {error}", "check the path") from error
     suffix = path.suffix.lower()
-    if suffix == ".pdf":
-        return parse_pdf_bounded(content, source="local-pdf", source_url=path.resolve().as_uri())
-    if suffix not in (".html", ".htm"):
+    if suffix not in (".html", ".htm", ".pdf"):
         raise FullTextError(
             f"{path.name} is neither .html/.htm nor .pdf", "pass an arXiv id, a page or a PDF"
         )
+    is_pdf = suffix == ".pdf"
+    try:
+        content = read_bounded(
+            path, MAX_PDF_BYTES if is_pdf else MAX_HTML_BYTES, "PDF" if is_pdf else "page"
+        )
+    except InputFileError as error:
+        raise FullTextError(error.message, error.hint) from None
+    if is_pdf:
+        return parse_pdf_bounded(content, source="local-pdf", source_url=path.resolve().as_uri())
+    problem = _not_a_page(content)
+    if problem:
+        raise FullTextError(f"{path.name} {problem}", "pass the page as saved from the browser")
     head = content[:20000].decode("utf-8", errors="replace")
     match = re.search(r"<base[^>]+href=\"/html/([^\"]+?)/?\"", head)
     arxiv_id = split_arxiv_id(match.group(1))[0] if match else ""
@@ -330,6 +346,22 @@ def read_local_file(path: Path) -> Document:
     except _Unusable as reason:
         raise FullTextError(f"{path.name}: {reason}", "try the PDF of the paper instead") from None
     return doc
+
+
+_COMPRESSED = {b"\x1f\x8b": "gzip", b"PK": "zip", b"BZ": "bzip2", b"\xfd7": "xz", b"(\xb5": "zstd"}
+
+
+def _not_a_page(content: bytes) -> str:
+    """Why ``content`` is not an HTML page ('' when it may be one): compressed, or binary
+    (a NUL byte, or text that is mostly not UTF-8, in its first 64 KB)."""
+    kind = _COMPRESSED.get(content[:2])
+    if kind:
+        return f"is {kind}-compressed, not an HTML page: uncompress it first"
+    head = content[:65536]
+    text = head.decode("utf-8", errors="replace")
+    if b"\x00" in head or text.count("\ufffd") > len(text) // 100 or "<" not in text:
+        return "is not an HTML page (binary data, not text with tags)"
+    return ""
 
 
 class DocumentCache(Protocol):

@@ -22,8 +22,6 @@ import re
 import statistics
 from collections import Counter
 
-import pypdfium2 as pdfium
-
 from paperbrief.errors import FullTextError
 from paperbrief.models import Document, Section
 from paperbrief.text.arxiv import ID_PATTERN
@@ -40,6 +38,10 @@ _REFERENCE_START = re.compile(r"^\[\d+\]\s")
 
 def extract_pdf_pages(content: bytes) -> tuple[list[str], dict[str, str]]:
     """Plain text of every page and the Info metadata; raises FullTextError on a bad file."""
+    # Imported here: every process that imports fulltext would pay for PDFium otherwise,
+    # and PDFs are read only in the bounded reader's child (fetch.parse_pdf_bounded).
+    import pypdfium2 as pdfium
+
     try:
         pdf = pdfium.PdfDocument(content)
     except pdfium.PdfiumError as error:

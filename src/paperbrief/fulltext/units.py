@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from paperbrief.fulltext.roles import roled_sections
@@ -42,7 +42,7 @@ from paperbrief.text import (
     with_kind,
     with_unit,
 )
-from paperbrief.text.names import name_key, names_in
+from paperbrief.text.names import name_key, names_in, spelled_lists
 
 UnitKind = Literal["sentence", "cell"]
 _ERROR_COLUMN = re.compile(
@@ -74,6 +74,18 @@ class Unit:
     column_label: str = ""
     change: bool = False  # a cell of a change / Δ column: its sign is a direction
     anchor: str = ""  # the paragraph's or table's id in the arXiv HTML, or "page=N" (PDF)
+    own: int = -1  # how many of ``mentions`` are the cell's own (the rest: its labels'); -1 all
+
+    @property
+    def levels(self) -> tuple[NumberMention, ...]:
+        """The values the unit itself states (not its labels' "0 to 1"): what a difference
+        or ratio may be computed from."""
+        own = self.mentions if self.own < 0 else self.mentions[: self.own]
+        if self.quoted:
+            return ()
+        return tuple(
+            m for m in own if m.kind == "value" and not m.in_name and m.pair is None and m.value
+        )
 
     @property
     def evidence(self) -> tuple[NumberMention, ...]:
@@ -117,6 +129,7 @@ class UnitIndex:
     paragraphs: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
     captions: dict[str, tuple[str, ...]] = field(default_factory=dict)  # table label -> ids
     figure_captions: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    figures: dict[str, tuple[str, ...]] = field(default_factory=dict)  # label / image URL -> ids
 
     def get(self, unit_id: str) -> Unit | None:
         return self.units.get(unit_id)
@@ -130,7 +143,9 @@ class UnitIndex:
     @cached_property
     def paper_text_keys(self) -> str:
         """Every unit's text and context folded, for "does the paper ever name X"."""
-        return " ".join(name_key(u.text + " " + u.context) for u in self.units.values())
+        return " ".join(
+            name_key(spelled_lists(u.text + " " + u.context)) for u in self.units.values()
+        )
 
     def mentions_name(self, key: str) -> bool:
         return bool(key) and key in self.paper_text_keys
@@ -243,6 +258,7 @@ def _cell_units(index: UnitIndex, table: Table, heading: str) -> None:
                 mentions = ()
             # a label's own numbers ("score (0 to 1)", "Recall@20") are stated with the cell
             labels = f"{row_label} {column_label}"
+            own = len(mentions)
             mentions += tuple(m for m in find_numbers(labels) if m.kind == "value")
             if _ERROR_COLUMN.match(column_label.split(" / ")[-1].strip()):
                 mentions = tuple(with_kind(m, "error") for m in mentions)
@@ -255,12 +271,19 @@ def _cell_units(index: UnitIndex, table: Table, heading: str) -> None:
                 unit_id, "cell", text, table.label, context, mentions, example,
                 table=table.label, row=offset + 1, column=column + 1, row_label=row_label,
                 column_label=column_label, change=bool(_CHANGE_COLUMN.search(column_label)),
-                anchor=table.anchor,
+                anchor=table.anchor, own=own,
             )  # fmt: skip
 
 
+@lru_cache(maxsize=32)
 def build_units(doc: Document) -> UnitIndex:
-    """Every evidence unit of ``doc`` (module docstring), numbered deterministically."""
+    """Every evidence unit of ``doc`` (module docstring), numbered deterministically.
+
+    Built once per Document (by value) and shared: the writer's reading plan, its
+    verifier, the offline brief and the digest's check index the same few papers of a day
+    several times, so callers only read the index. The last 32 are kept (~1 MB for a long
+    paper's index).
+    """
     index = UnitIndex(title=doc.title)
     counter = [0]
     index.abstract = _sentence_units(index, doc.abstract, "Abstract", "Abstract", False, counter)
@@ -291,6 +314,9 @@ def build_units(doc: Document) -> UnitIndex:
         index.figure_captions[position] = _sentence_units(
             index, figure.caption, figure.label, figure.label, False, counter, figure.anchor
         )
+        for key in (figure.label, figure.url):
+            if key:
+                index.figures.setdefault(key, index.figure_captions[position])
     for table in doc.tables:
         _cell_units(index, table, headings.get(table.section, table.section))
     counts: Counter[str] = Counter()

@@ -22,12 +22,11 @@ import numpy as np
 from paperbrief.library.formats import SUBJECTS, LibraryError, LibraryPaper, read_library
 from paperbrief.library.lines import ProposedLine, even_sample, name_lines, propose_lines
 from paperbrief.models import Paper
+from paperbrief.profile import GUESSED_MARK
 
 FALLBACK_CATEGORIES = ("cs.AI",)
 MAX_CATEGORIES = 4
 GUESSED_CATEGORIES = 2
-# Written after a guessed `categories` line; `profile check` warns while it is there.
-GUESSED_MARK = "GUESSED by paperbrief"
 
 
 def complete(papers: Sequence[LibraryPaper], known: Mapping[str, Paper]) -> list[LibraryPaper]:

@@ -75,7 +75,8 @@ class LLMClient:
         api_key: the secret (``environment.resolve_api_key``); None for keyless local servers.
         run_id, day: stamped on every recorded call; ``day`` (ISO date, default today in
             UTC) scopes the daily budget, which counts every call recorded for it.
-        sleep: waits between retries (tests may pass a recorder).
+        sleep: waits between retries (default: the deadline's, which a stopped run cuts
+            short; tests may pass a recorder).
         base_url: overrides ``environment.resolve_base_url(settings)``.
         deadline: the run's deadline; no attempt starts or runs past it.
         dialect: the wire format (``dialect.OpenAIChat``).
@@ -89,7 +90,7 @@ class LLMClient:
         api_key: str | None,
         run_id: int | None = None,
         day: str | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
         base_url: str | None = None,
         deadline: Deadline | None = None,
         dialect: Dialect | None = None,
@@ -106,7 +107,7 @@ class LLMClient:
         self.records = records
         self.retry = retry_policy(settings)
         self.ledger = Ledger(settings, records, day or datetime.now(UTC).date().isoformat(), run_id)
-        self._sleep = sleep
+        self._sleep = sleep or (deadline.sleep if deadline is not None else time.sleep)
         self.deadline = deadline
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._down: LLMError | None = None  # set once the endpoint proved down: no more calls
@@ -264,7 +265,7 @@ class LLMClient:
         message = f"{role} call to {self.base_url} failed after {tried}: {last}"
         if self.deadline is not None and self.deadline.expired:
             raise LLMDeadline(
-                f"{role} call cut short: {self.deadline.what} ran out of time ({last})",
+                f"{role} call cut short: {self.deadline.ended} ({last})",
                 "raise [run] deadline_minutes in the profile if runs are regularly cut short",
             )
         if last_kind == "connect-timeout":
@@ -307,7 +308,7 @@ class LLMClient:
             raise down(f"{role} call not made: {self._down.message}", self._down.hint)
         if self.deadline is not None and self.deadline.expired:
             raise LLMDeadline(
-                f"{role} call not made: {self.deadline.what} ran out of time",
+                f"{role} call not made: {self.deadline.ended}",
                 "raise [run] deadline_minutes in the profile if runs are regularly cut short",
             )
 

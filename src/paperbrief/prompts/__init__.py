@@ -1,10 +1,12 @@
-"""Prompts: the prompt files beside this module, and the three things every prompt needs.
+"""Prompts: the prompt files beside this module, and what every prompt needs.
 
 * ``load(name)``: ``prompts/<name>.md`` as a ``string.Template`` (prompts are files, not
   string literals in code);
 * ``defuse(text)``: untrusted text (titles, abstracts, full text, captions, anything derived
   from them) made safe to place between our ``<paper>`` / ``<picks>`` delimiters;
 * ``describe_profile(profile)``: the reader as the judge and the writers see them;
+* ``line_named(answer, profile)``: the research line a model's answer names, as
+  ``describe_profile`` showed it;
 * ``LANGUAGE_NAMES`` / ``LANGUAGE_STYLE``: how prompts name the digest's language.
 """
 
@@ -45,6 +47,37 @@ def _priority(weight: float) -> str:
     if weight < 1.0:
         return " [lower priority]"
     return ""
+
+
+_LINE_LABEL = re.compile(r"^\s*line\s*(\d+)\s*(?:[—–:-]+\s*)?", re.IGNORECASE)
+_LINE_NOTE = re.compile(r"\s*\[(?:high|lower) priority\]\s*$", re.IGNORECASE)
+
+
+def line_named(answer: str, profile: Profile) -> str | None:
+    """The profile's line an answer names, or "" for an empty answer (no line), or None
+    when it names none of them. A model copies what ``describe_profile`` showed it, so
+    "基准与评测方法学", "Line 5 — 基准与评测方法学", "Line 5", "基准与评测方法学 [high
+    priority]" and "5" all name line 5; a label and a name that disagree name nothing."""
+    text = " ".join(answer.split())
+    if not text:
+        return ""
+    names = [line.name for line in profile.research_lines]
+    folded = {" ".join(name.split()).casefold(): name for name in names}
+    if text.casefold() in folded:  # the exact name first: a line may be called "Line 2"
+        return folded[text.casefold()]
+    label = _LINE_LABEL.match(text)
+    if label:
+        number, rest = int(label.group(1)), text[label.end() :]
+    elif text.isdigit():
+        number, rest = int(text), ""
+    else:
+        number, rest = None, text
+    rest = _LINE_NOTE.sub("", rest).strip(" \"'“”")
+    named = folded.get(rest.casefold()) if rest else None
+    if number is None:
+        return named
+    by_number = names[number - 1] if 1 <= number <= len(names) else None
+    return by_number if not rest or named == by_number else None
 
 
 def describe_profile(profile: Profile) -> str:

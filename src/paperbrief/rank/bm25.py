@@ -12,12 +12,24 @@ import numpy as np
 class BM25Index:
     """BM25 index of tokenized documents. ``k1``/``b`` are the usual Okapi parameters."""
 
-    def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75):
+    def __init__(
+        self,
+        documents: Sequence[Sequence[str]],
+        k1: float = 1.2,
+        b: float = 0.75,
+        statistics: Sequence[bool] | None = None,
+    ):
+        """``statistics`` (a mask over ``documents``) names the documents whose document
+        frequencies and lengths define IDF and the length norm (default: all of them)."""
         self.k1 = k1
         self.b = b
         self.size = len(documents)
         self.lengths = np.array([len(doc) for doc in documents], dtype=np.float64)
-        self.average_length = float(self.lengths.mean()) if len(documents) else 0.0
+        counted = np.ones(self.size, dtype=bool) if statistics is None else np.asarray(statistics)
+        if not counted.any():
+            counted = np.ones(self.size, dtype=bool)
+        corpus = int(counted.sum())
+        self.average_length = float(self.lengths[counted].mean()) if self.size else 0.0
         postings: dict[str, tuple[list[int], list[int]]] = {}
         for index, doc in enumerate(documents):
             for term, tf in Counter(doc).items():
@@ -28,9 +40,9 @@ class BM25Index:
             term: (np.array(docs), np.array(tfs, dtype=np.float64))
             for term, (docs, tfs) in postings.items()
         }
+        frequency = {term: int(counted[docs].sum()) for term, (docs, _) in self.postings.items()}
         self.idf = {
-            term: math.log(1 + (self.size - len(docs) + 0.5) / (len(docs) + 0.5))
-            for term, (docs, _) in self.postings.items()
+            term: math.log(1 + (corpus - df + 0.5) / (df + 0.5)) for term, df in frequency.items()
         }
         self.norm = self.k1 * (1 - self.b + self.b * self.lengths / max(self.average_length, 1e-9))
 

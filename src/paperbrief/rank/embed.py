@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -293,6 +293,13 @@ class Embedder:
         if self._encoder is None:
             self._encoder = load_encoder(self.model_name)
         return self._encoder
+
+    def know(self, vectors: Mapping[str, np.ndarray], model: str) -> None:
+        """Vectors made in advance by ``model`` (text hash -> unit vector), kept in memory
+        for this embedder when it is the same model; the cache is not written."""
+        if model == self.model_name:
+            for key, vector in vectors.items():
+                self._memory.setdefault(key, np.asarray(vector, dtype=np.float32))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for ``texts`` (shape ``(len(texts), dim)``), cached by text hash."""

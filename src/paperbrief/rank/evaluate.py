@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
@@ -34,12 +34,22 @@ from paperbrief.profile import Profile
 from paperbrief.rank.bm25 import BM25Index
 from paperbrief.rank.core import content_order, rank_papers
 from paperbrief.rank.embed import Embedder
-from paperbrief.rank.feedback import FeedbackRecorder, PaperArchive, load_feedback
+from paperbrief.rank.feedback import FeedbackRecorder
 from paperbrief.rank.imported import RecordedPost, load_posts, record_posts
-from paperbrief.rank.judge import Verdict, apply_verdicts
+from paperbrief.rank.judge import JudgeResult, Replay, ReplayAnswers, judge_ranking
 from paperbrief.rank.metrics import PostResult, summarize
+from paperbrief.rank.reader import (
+    DayArchive,
+    DayReader,
+    JudgementArchive,
+    ScoreArchive,
+    cold_reader,
+    rank_for,
+    reader_of_day,
+)
 from paperbrief.rank.scorers import line_query_text
 from paperbrief.rank.text import paper_text, tokenize
+from paperbrief.records import Verdict
 from paperbrief.sources import load_snapshot
 
 SHUFFLE_SEED = 12
@@ -205,19 +215,62 @@ class EvaluationReport:
 
 
 # ------------------------------------------------------------------------ the replay
-class ReplayListings(PaperArchive, Protocol):
+class ReplayListings(DayArchive, Protocol):
     def save(self, listing: Listing) -> None: ...
+
+
+class ReplayRankings(ScoreArchive, Protocol):
+    def save(self, day: date, fingerprint: str, ranking: Iterable[ScoredPaper]) -> None: ...
+
+
+class ReplayVerdicts(JudgementArchive, Protocol):
+    def save(self, day: date, model: str, verdicts: Mapping[str, Verdict]) -> None: ...
+
+    def save_screens(self, day: date, model: str, screens: Mapping[str, int]) -> None: ...
 
 
 class ReplayStore(Protocol):
     """Where ``--learn`` replays the history (a scratch ``Store``: the same path real
-    feedback takes, so the learner reads it exactly as in a daily run)."""
+    feedback, rankings and verdicts take, so the day's reader is built exactly as in a daily
+    run, by ``rank.reader.reader_of_day``)."""
 
     @property
     def listings(self) -> ReplayListings: ...
 
     @property
     def feedback(self) -> FeedbackRecorder: ...
+
+    @property
+    def rankings(self) -> ReplayRankings: ...
+
+    @property
+    def verdicts(self) -> ReplayVerdicts: ...
+
+
+class _NoListings:
+    """No stored history (an evaluation without --learn): the reference is the sample day."""
+
+    def days(self) -> list[date]:
+        return []
+
+    def load(self, day: date) -> Listing | None:
+        return None
+
+
+@dataclass(frozen=True)
+class EvaluatedDay:
+    """One ranked listing day of the evaluation, for benchmarks that measure more than the
+    ranks (``observe``): opaque ids throughout."""
+
+    day: ShuffledDay
+    ranking: list[ScoredPaper]  # the final ranking (judged when a replay was given)
+    cheap: list[ScoredPaper]  # the cheap ranking
+    posts: list[RecordedPost]  # the day's posts (empty for a history day before --since)
+    reader: DayReader
+    judged: JudgeResult | None = None
+
+
+REPLAY_MODEL = "replay"
 
 
 def evaluate_ranking(
@@ -229,17 +282,18 @@ def evaluate_ranking(
     replay: ReplayStore | None = None,
     since: date | None = None,
     until: date | None = None,
-    judge_replay: Mapping[str, Mapping[str, Verdict]] | None = None,
+    judge_replay: Replay | None = None,
     progress: Callable[[str], None] | None = None,
-    observe: Callable[[ShuffledDay, list[ScoredPaper], list[RecordedPost]], None] | None = None,
+    observe: Callable[[EvaluatedDay], None] | None = None,
 ) -> EvaluationReport:
     """Rank every post's listing and compare with the real picks (see module docstring).
 
     ``since`` / ``until`` bound the evaluated posts by digest date (history before
-    ``since`` is still replayed). ``judge_replay`` (recorded LLM judge verdicts by listing
-    day, see ``rank.judge``) is applied to each day's ranking as a live judge's would be.
-    ``observe(day, ranking, posts)`` sees each day's ranking and its posts (opaque ids), for
-    benchmarks that measure more than the ranks (e.g. pick selection).
+    ``since`` is still replayed, and ranked, so its scores are evidence for later days).
+    ``judge_replay`` (recorded LLM judge answers by listing day, ``rank.judge.Replay``)
+    answers the judge of each day exactly as a live LLM would have been asked: the same
+    screen, head and budget, the recorded answers of the papers it asks about.
+    ``observe`` sees each ranked day (``EvaluatedDay``).
     """
     all_posts = load_posts(picks_path)
     posts = [
@@ -273,45 +327,55 @@ def evaluate_ranking(
     }
     recorded: set[date] = set()
     elapsed: list[float] = []
-    for day in evaluated_days:
+    for day in sorted(days):
+        evaluated = day in evaluated_days
         if progress:
-            progress(f"listing {day}")
+            progress(f"listing {day}" + ("" if evaluated else " (history)"))
         shuffled = days[day]
         started = time.perf_counter()
-        model = None
         if replay is not None:
-            earlier = [d for d in sorted(days) if d < day and d not in recorded]
-            for past in earlier:
+            for past in [d for d in sorted(days) if d < day and d not in recorded]:
                 replay.listings.save(Listing(past, days[past].papers, source="eval-replay"))
                 past_posts = [days[past].post(p) for p in all_posts if p.listing_day == past]
                 record_posts(replay.feedback, past_posts, source="eval-replay")
                 recorded.add(past)
-            model = load_feedback(
-                replay.feedback,
-                replay.listings,
-                embedder,
-                profile.rank,
-                before=day.isoformat() + "T00:00:00+00:00",
-            )
-        ranking = rank_papers(shuffled.papers, profile, embedder, feedback=model)
+            before = day.isoformat() + "T00:00:00+00:00"
+            reader = reader_of_day(replay, embedder, profile, day, before=before)
+        else:
+            reader = cold_reader(_NoListings(), embedder, profile, day)
+        cheap = rank_for(shuffled.papers, profile, embedder, reader)
+        ranking, judged = cheap, None
         if judge_replay is not None:
-            recorded_verdicts = judge_replay.get(day.isoformat(), {})
-            verdicts = {shuffled.opaque.get(k, k): v for k, v in recorded_verdicts.items()}
-            ranking = apply_verdicts(ranking, verdicts, profile)
+            key = day.isoformat()
+            rename = shuffled.opaque
+            answers = ReplayAnswers(
+                {rename.get(k, k): v for k, v in judge_replay.verdicts.get(key, {}).items()},
+                {rename.get(k, k): v for k, v in judge_replay.screens.get(key, {}).items()},
+            )
+            judged = judge_ranking(cheap, profile, answers, reader.reader)
+            ranking = judged.ranking
+            if replay is not None:
+                replay.verdicts.save(day, REPLAY_MODEL, judged.verdicts)
+                replay.verdicts.save_screens(day, REPLAY_MODEL, judged.screens)
+        if replay is not None:
+            replay.rankings.save(day, "eval-replay", cheap)
         elapsed.append(time.perf_counter() - started)
+        day_posts = [shuffled.post(p) for p in posts if p.listing_day == day] if evaluated else []
+        if observe is not None:
+            observe(EvaluatedDay(shuffled, ranking, cheap, day_posts, reader, judged))
+        if not evaluated:
+            continue
         orders = {"paperbrief": [s.paper.id for s in ranking]}
         orders |= {name: ranker(shuffled.papers, day) for name, ranker in rankers.items()}
         stars = {s.paper.id: s.stars for s in ranking}
-        day_posts = [shuffled.post(p) for p in posts if p.listing_day == day]
-        if observe is not None:
-            observe(shuffled, ranking, day_posts)
+        model = reader.taste
         for post in day_posts:
             for name, order in orders.items():
                 for view, within in (("shown", post.shown), ("whole", None)):
                     result = PostResult(post, view_ranks(order, post, within))
                     if name == "paperbrief":
                         result.pick_stars = [stars.get(pid) for pid, _ in post.picks]
-                        if model is not None:
+                        if replay is not None:
                             result.learned_from = model.positives + model.negatives
                             result.latest_feedback = model.latest_example
                     views[view][name].append(result)
@@ -336,6 +400,7 @@ def evaluate_ranking(
 
 __all__ = [
     "EvaluationError",
+    "EvaluatedDay",
     "EvaluationReport",
     "PostResult",
     "RecordedPost",

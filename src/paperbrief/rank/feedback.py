@@ -77,7 +77,7 @@ class FeedbackRecorder(FeedbackLog, Protocol):
         note: str | None = None,
         source: str = "cli",
         created_at: str | None = None,
-    ) -> None: ...
+    ) -> bool | None: ...
 
 
 class PaperArchive(Protocol):

@@ -6,6 +6,8 @@ through the store, the web UI and the pick selection without a new field:
 * ``instructions``: the paper's text gives instructions to the model (``rank.injection``,
   or the judge said so); never picked.
 * ``hidden``: the reader said "not interested"; never picked, and leaves the ranking view.
+* ``disliked``: the reader's standing verdict is 👎; not picked (a rerun of the day after a
+  👎 on one of its picks leaves that pick out), but it stays in the ranking view.
 * ``picked_before``: an earlier digest (or imported history) already picked it; not again.
 * ``follow_up``: a new version of a paper the reader liked; shown as such.
 """
@@ -19,11 +21,12 @@ from paperbrief.models import ScoredPaper
 
 INSTRUCTIONS = "instructions"
 HIDDEN = "hidden"
+DISLIKED = "disliked"
 PICKED_BEFORE = "picked_before"
 FOLLOW_UP = "follow_up"
 
 # Flags that keep a paper out of the picks.
-NEVER_PICKED = (INSTRUCTIONS, HIDDEN, PICKED_BEFORE)
+NEVER_PICKED = (INSTRUCTIONS, HIDDEN, DISLIKED, PICKED_BEFORE)
 
 
 def has(scored: ScoredPaper, flag: str) -> bool:

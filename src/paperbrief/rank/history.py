@@ -35,28 +35,45 @@ class History:
     picked_before: frozenset[str] = field(default_factory=frozenset)
     hidden: frozenset[str] = field(default_factory=frozenset)
     liked: frozenset[str] = field(default_factory=frozenset)
+    disliked: frozenset[str] = field(default_factory=frozenset)
+    unused: int = 0  # signals given at or after ``until``, left out (a replay of a past day)
 
 
-def load_history(picks: PickHistory, log: FeedbackLog, listing_day: date) -> History:
+def load_history(
+    picks: PickHistory, log: FeedbackLog, listing_day: date, until: str | None = None
+) -> History:
     """The history that bears on ``listing_day``'s picks.
 
     * picked before: a pick of a digest from an earlier listing day, or a ``picked`` signal
       (imported history) dated before this listing day;
-    * hidden: the reader's standing verdict is "not interested" (whenever it was given);
+    * hidden / disliked: the reader's standing verdict is "not interested" / 👎;
     * liked: picked, 👍, saved or read before this listing day.
+
+    ``until`` (an ISO timestamp) keeps the verdicts to those given before it: a replay of a
+    past day judges with what was known then (``unused`` counts what it left out); None
+    (today, or a rerun of it) uses every verdict, the one given a minute ago included.
     """
     cutoff = listing_day.isoformat()
-    events = [(e.paper_id, e.signal, e.created_at) for e in log.events()]
+    every = log.events()
+    kept = [e for e in every if until is None or e.created_at < until]
+    events = [(e.paper_id, e.signal, e.created_at) for e in kept]
     picked = set(picks.ids_before(listing_day))
     picked |= {pid for pid, signal, at in events if signal == Signal.PICKED and at[:10] < cutoff}
     standing = latest_signals(events)
     hidden = {pid for pid, (signal, _) in standing.items() if signal == Signal.HIDE}
+    disliked = {pid for pid, (signal, _) in standing.items() if signal == Signal.DOWN}
     liked = {
         pid for pid, signal, at in events if SIGNAL_WEIGHTS[signal][0] == 1 and at[:10] < cutoff
     }
-    # A later "not interested" outweighs an earlier like.
-    liked -= hidden
-    return History(frozenset(picked), frozenset(hidden), frozenset(liked))
+    # A later "not interested" or 👎 outweighs an earlier like.
+    liked -= hidden | disliked
+    return History(
+        frozenset(picked),
+        frozenset(hidden),
+        frozenset(liked),
+        frozenset(disliked),
+        unused=len(every) - len(kept),
+    )
 
 
 def apply_history(
@@ -75,6 +92,7 @@ def apply_history(
             scored,
             {
                 flags.HIDDEN: paper_id in history.hidden,
+                flags.DISLIKED: paper_id in history.disliked,
                 flags.PICKED_BEFORE: paper_id in history.picked_before,
                 flags.FOLLOW_UP: follow_up,
             },

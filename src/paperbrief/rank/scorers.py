@@ -42,6 +42,8 @@ class RankContext:
     papers: Sequence[Paper]
     profile: Profile
     embedder: Embedder
+    # Rows whose statistics standardise every score (None: the papers themselves).
+    reference: np.ndarray | None = None
 
     @cached_property
     def texts(self) -> list[str]:
@@ -79,10 +81,12 @@ class Scorer(Protocol):
     def score(self, context: RankContext) -> ScorerResult: ...
 
 
-def zscore(values: np.ndarray) -> np.ndarray:
-    """Standardise within the day (column-wise for matrices); constant columns become 0."""
-    mean = values.mean(axis=0)
-    std = values.std(axis=0)
+def zscore(values: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
+    """Standardise (column-wise for matrices) by the mean and deviation of the ``reference``
+    rows (a boolean mask; None: all rows, i.e. within the day); constant columns become 0."""
+    rows = values if reference is None or not reference.any() else values[reference]
+    mean = rows.mean(axis=0)
+    std = rows.std(axis=0)
     return (values - mean) / np.where(std > 1e-12, std, 1.0)
 
 
@@ -104,7 +108,8 @@ class BM25Scorer:
     name: str = "bm25"
 
     def score(self, context: RankContext) -> ScorerResult:
-        index = BM25Index(context.tokens)
+        mask = None if context.reference is None else context.reference.tolist()
+        index = BM25Index(context.tokens, statistics=mask)
         columns = []
         for line in context.lines:
             query: dict[str, float] = {}

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import overload
 
+from paperbrief.labels import labels_for
 from paperbrief.models import ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.rank import flags
@@ -97,4 +98,17 @@ def select_picks(ranking: Sequence[ScoredPaper], profile: Profile) -> PickSelect
         wanted=wanted,
         qualified=len(eligible),
         held_back=len(strong) - len(eligible),
+    )
+
+
+def thin_day_note(picks: PickSelection, papers_considered: int, profile: Profile) -> str | None:
+    """What the digest says on a thin day (fewer picks than wanted: nothing weaker was
+    added), in the profile's language; None on a full day."""
+    if not picks.short:
+        return None
+    return labels_for(profile.language).rank_thin_day.format(
+        count=len(picks),
+        total=papers_considered,
+        stars=profile.min_stars,
+        wanted=picks.wanted,
     )

@@ -168,13 +168,16 @@ class TasteModel:
             )
         return self._arrays
 
-    def raw_scores(self, vectors: np.ndarray) -> dict[str, np.ndarray]:
-        """The taste signals for unit ``vectors``, each z-scored over them."""
+    def raw_scores(
+        self, vectors: np.ndarray, reference: np.ndarray | None = None
+    ) -> dict[str, np.ndarray]:
+        """The taste signals for unit ``vectors``, each z-scored over the ``reference`` rows
+        (default: all of them)."""
         examples = self.arrays()
-        signals = {"knn": zscore(kernel_taste(vectors, examples))}
+        signals = {"knn": zscore(kernel_taste(vectors, examples), reference)}
         direction = lda_direction(examples)
         if direction is not None:
-            signals["lda"] = zscore(vectors @ direction)
+            signals["lda"] = zscore(vectors @ direction, reference)
         return signals
 
     def evidence(self) -> float:
@@ -185,7 +188,7 @@ class TasteModel:
 
     def score(self, context: RankContext) -> ScorerResult:
         vectors = np.asarray(context.embeddings, dtype=np.float64)
-        signals = self.raw_scores(vectors)
+        signals = self.raw_scores(vectors, context.reference)
         combined = sum(signals.values()) / len(signals)
         assert isinstance(combined, np.ndarray)
         return ScorerResult(self.name, additive=combined, weight=self.weight * self.evidence())

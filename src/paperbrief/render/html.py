@@ -14,6 +14,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from paperbrief.labels import labels_for, stars_text
 from paperbrief.models import OFFLINE_WRITER, Digest
 from paperbrief.profile import Profile
+from paperbrief.render.clean import readable
 from paperbrief.render.links import annotate
 from paperbrief.render.markdown import compact, front_matter
 from paperbrief.render.rich import html_blocks, html_inline, html_item, plain
@@ -46,6 +47,7 @@ def _environment() -> Environment:
 def render_html(digest: Digest, profile: Profile) -> str:
     """A complete, self-contained HTML document (inline CSS, no scripts)."""
     template = _environment().get_template("digest.html.j2")
+    digest = readable(digest)
     return template.render(
         digest=annotate(digest),
         labels=labels_for(digest.language),

@@ -8,12 +8,15 @@ written (``rich.py``): its paragraphs and lists stay paragraphs and lists, ``**b
 
 from __future__ import annotations
 
-import json
 from urllib.parse import quote
+
+import yaml
 
 from paperbrief.labels import Labels, labels_for, stars_text
 from paperbrief.models import OFFLINE_WRITER, ComparisonTable, Digest, PaperBrief, TableData
 from paperbrief.profile import Profile
+from paperbrief.profile_checks import FRONT_MATTER_KEY
+from paperbrief.render.clean import readable
 from paperbrief.render.links import annotate
 from paperbrief.render.rich import (
     escape_md,
@@ -34,11 +37,12 @@ def _url(url: str) -> str:
 
 
 def front_matter(digest: Digest, profile: Profile) -> dict[str, object]:
-    """The configurable front matter, in key order the blog expects."""
+    """The configurable front matter, in key order the blog expects (``date`` a date: YAML
+    writes it as one, unquoted)."""
     output = profile.output
     data: dict[str, object] = {
         "title": digest.title,
-        "date": digest.digest_date.isoformat(),
+        "date": digest.digest_date,
         "description": digest.description,
         "tags": list(output.tags),
         "series": output.series,
@@ -48,19 +52,51 @@ def front_matter(digest: Digest, profile: Profile) -> dict[str, object]:
     return data
 
 
+class _FrontMatterDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper, writing every string double-quoted (escapes for line breaks
+    and controls: no value can end the front matter early or span a line) and a key that
+    is a plain name plain."""
+
+
+def _string(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style='"')
+
+
+def _mapping(dumper: yaml.SafeDumper, data: dict[object, object]) -> yaml.MappingNode:
+    node = dumper.represent_dict(data)
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode) and FRONT_MATTER_KEY.fullmatch(key.value):
+            key.style = None  # a plain name needs no quotes
+    return node
+
+
+def _sequence(dumper: yaml.SafeDumper, items: list[object]) -> yaml.SequenceNode:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=True)
+
+
+_FrontMatterDumper.add_representer(str, _string)
+_FrontMatterDumper.add_representer(dict, _mapping)
+_FrontMatterDumper.add_representer(list, _sequence)
+
+
 def _yaml(data: dict[str, object]) -> str:
-    # JSON scalars and lists are valid YAML and need no further quoting rules.
-    lines = ["---"]
-    for key, value in data.items():
-        if key == "date":
-            lines.append(f"{key}: {value}")
-        else:
-            # YAML double-quoted strings understand \uXXXX: angle brackets never appear raw.
-            encoded = json.dumps(value, ensure_ascii=False)
-            encoded = encoded.replace("<", "\\u003c").replace(">", "\\u003e")
-            lines.append(f"{key}: {encoded}")
-    lines.append("---")
-    return "\n".join(lines)
+    """The front matter block, keys and values serialised by PyYAML (``_FrontMatterDumper``).
+
+    Every string is double-quoted, so angle brackets can be written as ``\\u003c`` /
+    ``\\u003e`` (a theme that prints a value raw still shows no tag); the block is checked
+    to read back as exactly ``data``."""
+    text = yaml.dump(
+        data,
+        Dumper=_FrontMatterDumper,
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=None,
+        width=2**31 - 1,
+    )
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e")
+    if yaml.safe_load(text) != data:  # an invariant of the dumper, not of the input
+        raise ValueError("the front matter does not read back as written")
+    return f"---\n{text}---"
 
 
 def _cell(text: str) -> str:
@@ -226,7 +262,7 @@ def _provenance(digest: Digest, labels: Labels) -> list[str]:
 def render_markdown(digest: Digest, profile: Profile) -> str:
     """The complete blog post for ``digest`` (citations as links to the paper, ⚠ after
     every claim that was not traced)."""
-    digest = annotate(digest)
+    digest = annotate(readable(digest))
     labels = labels_for(digest.language)
     out = [_yaml(front_matter(digest, profile)), "", f"# {escape_md(digest.title)}", ""]
     if digest.summary:

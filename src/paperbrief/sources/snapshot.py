@@ -23,7 +23,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any, cast
 
-from paperbrief.errors import FeedParseError, SourceError
+from paperbrief.errors import FeedParseError, InputFileError, SourceError
+from paperbrief.files import open_regular
 from paperbrief.models import Listing, ListingKind, Paper
 from paperbrief.sources.limits import (
     MAX_ABSTRACT_CHARS,
@@ -89,7 +90,7 @@ def snapshot_day(path: Path) -> date:
 
 def _read_capped(path: Path) -> bytes:
     """The file's bytes, gunzipped when it is gzip; never more than MAX_SNAPSHOT_BYTES."""
-    with path.open("rb") as stream:
+    with open_regular(path, "listing file") as stream:
         magic = stream.read(2)
         stream.seek(0)
         source = gzip.GzipFile(fileobj=stream) if magic == b"\x1f\x8b" else stream
@@ -110,11 +111,8 @@ def _read_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
         )
     try:
         text = _read_capped(path).decode("utf-8")
-    except FileNotFoundError as error:
-        raise SourceError(
-            f"listing file {path} does not exist",
-            hint="check the path given to --listing",
-        ) from error
+    except InputFileError as error:
+        raise SourceError(error.message, hint="check the path given to --listing") from None
     except (OSError, EOFError, UnicodeDecodeError, zlib.error) as error:
         raise FeedParseError(
             f"cannot read listing file {path}: {error}",

@@ -37,6 +37,7 @@ what makes a second reader cheap.
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
 import tempfile
 from collections.abc import Iterator
@@ -45,16 +46,17 @@ from datetime import date
 from pathlib import Path
 
 from paperbrief.errors import StoreError
-from paperbrief.files import PRIVATE_FILE, make_private, private_folder
+from paperbrief.files import PRIVATE_FILE, make_private, private_folder, process_alive
+from paperbrief.records import Run
 from paperbrief.store.caches import Documents, Embeddings, LLMRecords, Readings
 from paperbrief.store.daily import Briefs, Digests, Outputs, Picks, Rankings, Runs
-from paperbrief.store.database import Database, store_error
+from paperbrief.store.database import Database, now_minus, read_only, read_only_hint, store_error
 from paperbrief.store.deliveries import Deliveries
 from paperbrief.store.feedback import Feedback
 from paperbrief.store.judging import Verdicts
 from paperbrief.store.listings import Listings
-from paperbrief.store.lock import run_lock
-from paperbrief.store.schema import migrate
+from paperbrief.store.lock import lock_held, profile_lock, run_lock
+from paperbrief.store.schema import MIGRATIONS, migrate
 from paperbrief.store.search import adopt_unnamed_digests
 
 
@@ -106,6 +108,31 @@ class Store:
         """The lock of one profile's digest day (``store/lock.py``); raises RunInProgress."""
         return run_lock(self.home, day, profile, command)
 
+    def picks_lock(self, profile: str) -> AbstractContextManager[None]:
+        """Held while a run chooses and saves its picks: runs of two days at once then see
+        each other's picks, so no paper is picked on both days (``store/lock.py``)."""
+        return profile_lock(self.home, profile, "picks")
+
+    def settle_dead_runs(self, grace_seconds: float = 60.0) -> list[Run]:
+        """``running`` records of runs that are dead, marked ``dead`` and returned.
+
+        A run of this machine is dead when its process is gone, or when its day's run lock
+        is free although it started more than ``grace_seconds`` ago (its pid was reused by
+        another program); a run recorded by another machine is left alone.
+        """
+        host, started_before = socket.gethostname(), now_minus(grace_seconds)
+
+        def alive(run: Run) -> bool:
+            if run.pid is None or run.host != host:
+                return run.pid is not None  # a record from before pids, or another machine
+            if not process_alive(run.pid):
+                return False
+            if run.digest_date is None or run.started_at > started_before:
+                return True
+            return lock_held(self.home, run.digest_date, run.profile or "")
+
+        return self.runs.settle_dead(alive)
+
     def adopt_unnamed(self, profile: str) -> None:
         """Give rows made before profiles were kept (profile '') to ``profile``.
 
@@ -122,8 +149,15 @@ class Store:
             return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
-def open_store(path: Path) -> Store:
-    """Open (creating if needed) the database at ``path`` and apply pending migrations."""
+def open_store(path: Path, *, reading: bool = False) -> Store:
+    """Open (creating if needed) the database at ``path`` and apply pending migrations.
+
+    With ``reading`` (a command that only reads: `search`, `feedback list`), a home that is
+    read-only (a read-only mount, a backup) is opened read-only instead of failing: as an
+    immutable file, since SQLite can keep no journal there, and without migrations.
+    """
+    if reading and path.is_file() and read_only(path):
+        return _open_read_only(path)
     if path.parent.exists() and not path.parent.is_dir():
         raise StoreError(
             f"cannot create the database in {path.parent}: it is a file, not a folder",
@@ -139,7 +173,9 @@ def open_store(path: Path) -> Store:
     except OSError as error:
         raise StoreError(
             f"cannot create the data folder {path.parent}: {error.strerror or error}",
-            "point PAPERBRIEF_HOME at a writable folder",
+            read_only_hint(path)
+            if read_only(path)
+            else "point PAPERBRIEF_HOME at a writable folder",
         ) from error
     try:
         connection = sqlite3.connect(path, timeout=30, check_same_thread=False)
@@ -149,6 +185,24 @@ def open_store(path: Path) -> Store:
         migrate(connection, path)
     except sqlite3.Error as error:
         raise store_error(error, path) from error
+    return Store(Database(connection, path), path)
+
+
+def _open_read_only(path: Path) -> Store:
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+        connection = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+        connection.row_factory = sqlite3.Row
+        version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error as error:
+        raise store_error(error, path) from error
+    if version != len(MIGRATIONS):
+        connection.close()
+        raise StoreError(
+            f"database {path} is read-only and of schema {version}, not {len(MIGRATIONS)}",
+            "open it once where it is writable (any paperbrief command upgrades it), or"
+            " point PAPERBRIEF_HOME at a writable copy",
+        )
     return Store(Database(connection, path), path)
 
 

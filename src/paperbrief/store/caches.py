@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import date
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from paperbrief.models import Document, PaperReading
 from paperbrief.records import CachedAnswer, LLMCall, LLMUsage, Spend
 from paperbrief.store import codec
 from paperbrief.store.database import Database, now
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _CHUNK = 500
 
@@ -25,6 +27,8 @@ class Embeddings:
 
     def get(self, model: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Cached vectors for the given text hashes (missing ones are absent)."""
+        import numpy as np  # here: opening the store (every command does) needs no numpy
+
         hashes = list(text_hashes)
         found: dict[str, np.ndarray] = {}
         with self._db.read() as db:
@@ -40,6 +44,8 @@ class Embeddings:
         return found
 
     def put(self, model: str, vectors: dict[str, np.ndarray]) -> None:
+        import numpy as np
+
         with self._db.write() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO embeddings (model, text_hash, dim, vector)"

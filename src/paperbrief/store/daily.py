@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 
 from paperbrief.models import Digest, Paper, PaperBrief, ScoredPaper, Trace
@@ -12,9 +14,13 @@ from paperbrief.records import DigestEntry, DigestHit, PickedPaper, Run, StoredD
 from paperbrief.store import codec
 from paperbrief.store.database import Database, now
 from paperbrief.store.listings import Listings
-from paperbrief.store.search import index_digest, match_query, query_terms
-
-SNIPPET_CONTEXT = 60  # characters shown each side of a search hit
+from paperbrief.store.search import (
+    index_digest,
+    match_query,
+    passage,
+    query_terms,
+    readable_text,
+)
 
 
 class Rankings:
@@ -84,6 +90,24 @@ class Rankings:
         missing = [row["paper_id"] for row in rows if row["paper_id"] not in papers]
         papers.update(self._listings.papers(missing))
         return [_scored(row, papers[row["paper_id"]]) for row in rows if row["paper_id"] in papers]
+
+    def components_of(self, paper_ids: Iterable[str]) -> dict[str, tuple[str, dict[str, float]]]:
+        """Each paper's listing day and score components in the latest ranking that holds it
+        (papers never ranked are absent)."""
+        ids = list(dict.fromkeys(paper_ids))
+        found: dict[str, tuple[str, dict[str, float]]] = {}
+        with self._db.read() as db:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(
+                    f"SELECT paper_id, day, components FROM scores WHERE paper_id IN ({marks})"
+                    " ORDER BY rowid",
+                    chunk,
+                ).fetchall()
+                for row in rows:
+                    found[row["paper_id"]] = (row["day"], json.loads(row["components"]))
+        return found
 
     def days(self) -> list[date]:
         """Listing days that have a stored ranking, newest first."""
@@ -177,6 +201,16 @@ class Picks:
             rows = db.execute(
                 "SELECT DISTINCT paper_id FROM picks WHERE listing_day < ?" + scope,
                 (listing_day.isoformat(), *parameters),
+            ).fetchall()
+        return {row[0] for row in rows}
+
+    def ids_of_other_days(self, listing_day: date, profile: str) -> set[str]:
+        """Papers ``profile``'s digests picked for any other listing day, later ones too (a
+        run for another day going on at the same time, or already done)."""
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT DISTINCT paper_id FROM picks WHERE listing_day != ? AND profile=?",
+                (listing_day.isoformat(), profile),
             ).fetchall()
         return {row[0] for row in rows}
 
@@ -411,15 +445,10 @@ class Digests:
         ]
 
 
-def _snippet(text: str, terms: list[str]) -> str:
-    """The passage around the first query term found (case-insensitive; stems may not be
-    found literally, then the text's start)."""
-    folded = text.casefold()
-    found = [(folded.find(t.casefold()), t) for t in terms]
-    hits = [(position, term) for position, term in found if position >= 0]
-    position, term = min(hits) if hits else (0, "")
-    start = max(position - SNIPPET_CONTEXT, 0)
-    return text[start : position + len(term) + SNIPPET_CONTEXT].replace("\n", " ")
+def _snippet(markdown: str, terms: list[str]) -> str:
+    """The passage of the digest's readable text (``readable_text``: no front matter, no
+    Markdown) around the first query term found (``store.search.passage``)."""
+    return passage(readable_text(markdown), terms)
 
 
 def _stored(row: sqlite3.Row) -> StoredDigest:
@@ -464,10 +493,11 @@ class Runs:
         fingerprint: str | None = None,
         profile: str | None = None,
     ) -> int:
+        """A ``running`` record of this process (its pid and host say whose it is)."""
         with self._db.write() as db:
             cursor = db.execute(
                 "INSERT INTO runs (command, listing_day, digest_date, profile_fingerprint,"
-                " started_at, profile) VALUES (?,?,?,?,?,?)",
+                " started_at, profile, pid, host) VALUES (?,?,?,?,?,?,?,?)",
                 (
                     command,
                     listing_day.isoformat() if listing_day else None,
@@ -475,6 +505,8 @@ class Runs:
                     fingerprint,
                     now(),
                     profile,
+                    os.getpid(),
+                    socket.gethostname(),
                 ),
             )
             return int(cursor.lastrowid or 0)
@@ -486,10 +518,24 @@ class Runs:
                 (now(), status, detail, run_id),
             )
 
-    def all(self) -> list[Run]:
-        """Every recorded run, oldest first."""
+    def settle_dead(self, alive: Callable[[Run], bool]) -> list[Run]:
+        """Mark every ``running`` record that ``alive`` says has no live process ``dead``
+        (with when that was noticed); returns those records as they were."""
+        dead = [run for run in self.all(status="running") if not alive(run)]
+        with self._db.write() as db:
+            for run in dead:
+                db.execute(
+                    "UPDATE runs SET status='dead', finished_at=?, detail=? WHERE id=?",
+                    (now(), DEAD_DETAIL.format(pid=run.pid, host=run.host), run.id),
+                )
+        return dead
+
+    def all(self, status: str | None = None) -> list[Run]:
+        """Every recorded run (of one ``status`` when given), oldest first."""
+        query = "SELECT * FROM runs" + (" WHERE status=?" if status is not None else "")
+        args = (status,) if status is not None else ()
         with self._db.read() as db:
-            rows = db.execute("SELECT * FROM runs ORDER BY id").fetchall()
+            rows = db.execute(query + " ORDER BY id", args).fetchall()
         return [
             Run(
                 id=row["id"],
@@ -502,6 +548,14 @@ class Runs:
                 status=row["status"],
                 detail=row["detail"],
                 profile=row["profile"],
+                pid=row["pid"],
+                host=row["host"],
             )
             for row in rows
         ]
+
+
+DEAD_DETAIL = (
+    "its process (pid {pid} on {host}) ended without recording how: killed (kill -9), out of"
+    " memory, or the machine stopped"
+)

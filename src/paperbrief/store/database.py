@@ -9,11 +9,12 @@ different threads never interleave on the shared connection. SQLite errors leave
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from paperbrief.errors import StoreError
@@ -24,10 +25,32 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def now_minus(seconds: float) -> str:
+    """``now()`` of ``seconds`` ago (the same format, so the two compare as text)."""
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
+
+
+def read_only(path: Path) -> bool:
+    """Whether the folder of ``path`` (or the file itself) cannot be written (a read-only
+    mount or permissions), so SQLite can neither write nor keep its journal there."""
+    folder = path.parent
+    return not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK))
+
+
+def read_only_hint(path: Path) -> str:
+    """The fix for a command that must write to a read-only data home."""
+    return (
+        f"{path.parent} is read-only and this command writes there: point PAPERBRIEF_HOME"
+        " at a writable folder (`search` and `feedback list` can read a read-only home)"
+    )
+
+
 def store_error(error: sqlite3.Error, path: Path) -> StoreError:
     """A one-line StoreError for a SQLite failure, with the fix for its kind."""
     text = str(error)
-    if isinstance(error, sqlite3.OperationalError) and "locked" in text:
+    if read_only(path) or "readonly" in text:
+        hint = read_only_hint(path)
+    elif isinstance(error, sqlite3.OperationalError) and "locked" in text:
         hint = "close other paperbrief processes using it, or point PAPERBRIEF_HOME elsewhere"
     elif "malformed" in text or "not a database" in text or "corrupt" in text:
         hint = (

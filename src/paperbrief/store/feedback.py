@@ -1,9 +1,4 @@
-"""The reader's feedback.
-
-A home's store (``reader`` None) sees every signal, as a one-reader home always did. A
-reader's view (``Store.for_reader``) writes its signals under the reader's key and reads
-its own plus those given without naming a reader (profile ''): nobody else's.
-"""
+"""The reader's feedback."""
 
 from __future__ import annotations
 
@@ -22,24 +17,32 @@ def _event(row: sqlite3.Row) -> FeedbackEvent:
         row["source"],
         row["created_at"],
         row["id"],
+        profile=row["profile"],
+        title=row["title"] or "",
     )
 
 
 class Feedback:
-    """``store.feedback``: every signal, oldest first (``rank.FeedbackLog``)."""
+    """``store.feedback``: every signal, oldest first (``rank.FeedbackLog``).
 
-    def __init__(self, db: Database, reader: str | None = None) -> None:
+    ``store.feedback`` sees the whole home; ``store.feedback.of(profile)`` one reader's:
+    the signals given for that profile and those given for every profile (''), and what
+    it adds is that profile's. A signal that repeats the paper's standing one (same signal,
+    no new note) is folded into it: the existing event is dated anew, not stored twice.
+    """
+
+    def __init__(self, db: Database, profile: str | None = None) -> None:
         self._db = db
-        self._reader = reader
+        self.profile = profile
 
-    def _scope(self, clause: str = "") -> tuple[str, tuple[str, ...]]:
-        """`` WHERE`` + the reader's scope (and ``clause``), and its parameters."""
-        parts = [clause] if clause else []
-        parameters: tuple[str, ...] = ()
-        if self._reader is not None:
-            parts.append("profile IN (?, '')")
-            parameters = (self._reader,)
-        return (" WHERE " + " AND ".join(parts) if parts else ""), parameters
+    def of(self, profile: str) -> Feedback:
+        """One reader's feedback (see the class docstring)."""
+        return Feedback(self._db, profile)
+
+    def _scope(self) -> tuple[str, tuple[str, ...]]:
+        if self.profile is None:
+            return "1=1", ()
+        return "profile IN ('', ?)", (self.profile,)
 
     def add(
         self,
@@ -48,54 +51,71 @@ class Feedback:
         note: str | None = None,
         source: str = "cli",
         created_at: str | None = None,
-    ) -> None:
+        title: str = "",
+    ) -> bool:
+        """Record one signal; False when it repeated the standing one and was folded."""
+        scope, args = self._scope()
+        stamp = created_at or now()
         with self._db.write() as db:
+            latest = db.execute(
+                f"SELECT * FROM feedback WHERE paper_id=? AND {scope}"
+                " ORDER BY created_at DESC, id DESC LIMIT 1",
+                (paper_id, *args),
+            ).fetchone()
+            if (
+                latest is not None
+                and latest["signal"] == Signal(signal).value
+                and (not note or note == latest["note"])
+            ):
+                if stamp > latest["created_at"]:
+                    db.execute("UPDATE feedback SET created_at=? WHERE id=?", (stamp, latest["id"]))
+                return False
             db.execute(
-                "INSERT INTO feedback (paper_id, signal, note, source, created_at, profile)"
-                " VALUES (?,?,?,?,?,?)",
-                (
-                    paper_id,
-                    Signal(signal).value,
-                    note,
-                    source,
-                    created_at or now(),
-                    self._reader or "",
-                ),  # fmt: skip
+                "INSERT INTO feedback (paper_id, signal, note, source, created_at, profile, title)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (paper_id, Signal(signal).value, note, source, stamp, self.profile or "", title),
             )
+        return True
 
     def events(self, before: str | None = None) -> list[FeedbackEvent]:
         """All feedback, oldest first; ``before`` (ISO timestamp) keeps only earlier events."""
-        where, scope = self._scope("" if before is None else "created_at < ?")
-        parameters = scope if before is None else (before, *scope)
+        scope, args = self._scope()
+        query = f"SELECT * FROM feedback WHERE {scope}"
+        if before is not None:
+            query, args = query + " AND created_at < ?", (*args, before)
         with self._db.read() as db:
-            rows = db.execute(
-                f"SELECT * FROM feedback{where} ORDER BY created_at, id", parameters
-            ).fetchall()
+            rows = db.execute(query + " ORDER BY created_at, id", args).fetchall()
         return [_event(row) for row in rows]
 
     def recent(self, limit: int = 50, sources: tuple[str, ...] = ()) -> list[FeedbackEvent]:
         """The newest events first (only those from ``sources`` when given)."""
-        where, scope = self._scope(f"source IN ({','.join('?' * len(sources))})" if sources else "")
+        scope, args = self._scope()
+        query = f"SELECT * FROM feedback WHERE {scope}"
+        if sources:
+            query += f" AND source IN ({','.join('?' * len(sources))})"
         with self._db.read() as db:
             rows = db.execute(
-                f"SELECT * FROM feedback{where} ORDER BY id DESC LIMIT ?", (*sources, *scope, limit)
+                query + " ORDER BY created_at DESC, id DESC LIMIT ?", (*args, *sources, limit)
             ).fetchall()
         return [_event(row) for row in rows]
 
     def remove(self, event_id: int) -> FeedbackEvent | None:
         """Delete one event (``feedback undo``); the removed event, or None if there was none."""
-        where, scope = self._scope("id=?")
+        scope, args = self._scope()
         with self._db.write() as db:
-            row = db.execute(f"SELECT * FROM feedback{where}", (event_id, *scope)).fetchone()
+            row = db.execute(
+                f"SELECT * FROM feedback WHERE id=? AND {scope}", (event_id, *args)
+            ).fetchone()
             if row is not None:
                 db.execute("DELETE FROM feedback WHERE id=?", (event_id,))
         return _event(row) if row is not None else None
 
     def for_paper(self, paper_id: str) -> list[FeedbackEvent]:
-        where, scope = self._scope("paper_id=?")
+        scope, args = self._scope()
         with self._db.read() as db:
             rows = db.execute(
-                f"SELECT * FROM feedback{where} ORDER BY created_at, id", (paper_id, *scope)
+                f"SELECT * FROM feedback WHERE paper_id=? AND {scope} ORDER BY created_at, id",
+                (paper_id, *args),
             ).fetchall()
         return [_event(row) for row in rows]
 

@@ -321,16 +321,64 @@ def m006_full_text_search(db: sqlite3.Connection) -> None:
     create_indexes(db)
 
 
-def m007_readers_and_paper_readings(db: sqlite3.Connection) -> None:
-    """Several readers in one home (issue 22): feedback and LLM calls carry the reader they
-    were made for ('' = given without naming a reader: it counts for every reader of the
-    home), and the reader-independent reading of a paper is kept once per paper version,
-    writer model and language, whoever's digest it was first written for."""
+def m007_runs_know_their_process(db: sqlite3.Connection) -> None:
+    """Each run records its process (pid, host), so a ``running`` record whose process died
+    without finishing (kill -9, out of memory, power loss) is recognised as dead; feedback
+    records the profile it was given for ('' = every profile of the home, as before) and the
+    title its source knew (a library import names papers the store has not seen)."""
     run_script(
         db,
         """
+        ALTER TABLE runs ADD COLUMN pid INTEGER;
+        ALTER TABLE runs ADD COLUMN host TEXT;
         ALTER TABLE feedback ADD COLUMN profile TEXT NOT NULL DEFAULT '';
+        ALTER TABLE feedback ADD COLUMN title TEXT NOT NULL DEFAULT '';
         CREATE INDEX feedback_profile ON feedback(profile);
+        """,
+    )
+
+
+def m008_judge_relevance_and_screens(db: sqlite3.Connection) -> None:
+    """The judge's fine relevance (0-100) beside its stars, and its first-screen answers.
+
+    Before it merged with main, issue 19's branch numbered this migration 7: a store it
+    made is at version 7 with these tables but without main's m007. Such a store gets main's
+    m007 here instead, so it ends with both."""
+    if _columns(db, "judge_verdicts") >= {"relevance"}:
+        if not _columns(db, "runs") >= {"pid"}:
+            m007_runs_know_their_process(db)
+        return
+    run_script(
+        db,
+        """
+        ALTER TABLE judge_verdicts ADD COLUMN relevance INTEGER;  -- NULL: recorded without one
+        CREATE TABLE judge_screens (
+            day TEXT NOT NULL,              -- listing day
+            model TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            relevance INTEGER NOT NULL,     -- 0-100, from title and gist
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (day, model, paper_id)
+        );
+        CREATE INDEX judge_verdicts_paper ON judge_verdicts(paper_id);
+        CREATE INDEX judge_screens_paper ON judge_screens(paper_id);
+        CREATE INDEX scores_paper ON scores(paper_id);
+        """,
+    )
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def m009_readers_and_paper_readings(db: sqlite3.Connection) -> None:
+    """Several readers in one home (issue 22): LLM calls carry the reader they were made for
+    ('' = made without naming one; feedback's reader is m007's ``feedback.profile``), and the
+    reader-independent reading of a paper is kept once per paper version, writer model and
+    language, whoever's digest it was first written for."""
+    run_script(
+        db,
+        """
         ALTER TABLE llm_calls ADD COLUMN profile TEXT NOT NULL DEFAULT '';
         CREATE INDEX llm_calls_day_profile ON llm_calls(day, profile);
         CREATE INDEX picks_profile ON picks(profile, listing_day);
@@ -349,7 +397,7 @@ def m007_readers_and_paper_readings(db: sqlite3.Connection) -> None:
     )
 
 
-def m008_paper_index_by_rowid(db: sqlite3.Connection) -> None:
+def m010_paper_index_by_rowid(db: sqlite3.Connection) -> None:
     """The papers' full-text rows keyed by each paper's rowid, so saving a paper replaces
     its row without scanning the index (``store.search.index_paper``)."""
     reindex_papers(db)
@@ -362,8 +410,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     m004_records_keyed_by_profile,
     m005_delivery_journal,
     m006_full_text_search,
-    m007_readers_and_paper_readings,
-    m008_paper_index_by_rowid,
+    m007_runs_know_their_process,
+    m008_judge_relevance_and_screens,
+    m009_readers_and_paper_readings,
+    m010_paper_index_by_rowid,
 )
 
 

@@ -120,6 +120,44 @@ def adopt_unnamed_digests(db: sqlite3.Connection, profile: str) -> None:
     )
 
 
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+_READABLE = (
+    (re.compile(r"<[^>\n]*>"), " "),  # HTML tags
+    (re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)"), r"\1"),  # links and images: their text
+    (re.compile(r"^\s*\|?[\s|:-]*-[\s|:-]*$", re.M), " "),  # a table's rule line
+    (re.compile(r"^\s{0,3}(?:#{1,6}|>|[-*+]|\d+\.)\s+", re.M), ""),  # block markers
+    (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>$~])"), r"\1"),  # backslash escapes
+    (re.compile(r"[*_`~|]+"), " "),  # emphasis, code and table pipes
+    (re.compile(r"\s+"), " "),
+)
+
+
+def readable_text(markdown: str) -> str:
+    """A digest's Markdown as the words a reader sees: no front matter, no markup (the
+    passage a search hit shows)."""
+    text = _FRONT_MATTER.sub("", markdown.replace("\r\n", "\n"), count=1)
+    for pattern, replacement in _READABLE:
+        text = pattern.sub(replacement, text)
+    return text.strip()
+
+
+SNIPPET_CONTEXT = 60  # characters shown each side of a search hit
+
+
+def passage(text: str, terms: list[str], *, or_start: bool = True) -> str:
+    """The passage of plain ``text`` around the first query term found (case-insensitive;
+    stems may not be found literally: then the text's start, or "" without ``or_start``),
+    on one line."""
+    folded = text.casefold()
+    found = [(folded.find(t.casefold()), t) for t in terms]
+    hits = [(position, term) for position, term in found if position >= 0]
+    if not hits and not or_start:
+        return ""
+    position, term = min(hits) if hits else (0, "")
+    start = max(position - SNIPPET_CONTEXT, 0)
+    return " ".join(text[start : position + len(term) + SNIPPET_CONTEXT].split())
+
+
 def query_terms(query: str) -> list[str]:
     """The plain words and characters of a query, to find a passage to show (snippets)."""
     terms = []

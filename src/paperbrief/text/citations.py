@@ -101,11 +101,13 @@ def format_refs(refs: tuple[Ref, ...] | list[Ref]) -> str:
     return f"[{', '.join(str(ref) for ref in refs)}]" if refs else ""
 
 
-def claim_sentences(text: str) -> list[ClaimSentence]:
+def claim_sentences(text: str, *, inherit: bool = True) -> list[ClaimSentence]:
     """The sentences of a field with the units each cites, in order.
 
     A marker right after a sentence end (``…16.3%。[E12]``) belongs to that sentence; a marker
-    inside a sentence covers that sentence. Empty pieces are dropped.
+    inside a sentence covers that sentence. Empty pieces are dropped. With ``inherit``, a
+    clause closed by "；" rests on the marker that closes its sentence (``_inherit``); a
+    proposal of the digest's own is read without (its plan is not the paper's).
     """
     spans: list[tuple[int, int]] = []
     inside = [(m.start(), m.end()) for m in _MARKER.finditer(text)]
@@ -147,7 +149,7 @@ def claim_sentences(text: str) -> list[ClaimSentence]:
             sentences[-1] = ClaimSentence(
                 text[last.start : end], last.start, end, (*last.refs, *parse_refs(piece))
             )
-    return _inherit(sentences)
+    return _inherit(sentences) if inherit else sentences
 
 
 def _inherit(sentences: list[ClaimSentence]) -> list[ClaimSentence]:

@@ -26,15 +26,20 @@ Axis = Literal["value", "merit"]
 _UP = (
     r"高于|大于|多于|超过|超出|提升|提高|adds?\b|added\b|增加|增长|上升|上涨|升高|升至|高出|多出|增幅|增大|扩大|加快|涨|"
     r"increas\w*|ris(?:e|es|ing)|rose|rais\w*|gr[eo]w\w*|boost\w*|jump\w*|climb\w*|"
-    r"higher|up\b|more\b|greater|larger|exceed\w*|grow\w*|gain\w*"
+    r"higher|up\b|more\b|greater|larger|exceed\w*|grow\w*|gain\w*|"
+    r"延长|变长|拉长|加长|翻倍|陡于|更陡|lengthen\w*|longer|steeper|doubl\w*|"
+    r"升(?!级)|增"  # the bare verbs last: "升 32.21%", "从 382.4 增到 785.5"
 )
 _DOWN = (
     r"低于|小于|少于|不及|不到|下降|降低|降至|减少|减小|下滑|回落|缩小|缩短|减半|降幅|跌|少了|"
     r"decreas\w*|declin\w*|drop\w*|fall\w*|fell|lower\w*|reduc\w*|cut\w*|down\b|shrink\w*|"
-    r"smaller|less\b|fewer|dip\w*|shorter"
+    r"smaller|less\b|fewer|dip\w*|shorter|"
+    r"衰减|衰退|变短|缩减|decay\w*|shorten\w*|halv\w*|"
+    r"降(?!级)|减"
 )
 _BETTER = (
-    r"改善|改进|优于|胜过|好于|领先|超越|更好|improv\w*|better|outperform\w*|beat\w*|surpass\w*"
+    r"改善|改进|优于|胜过|好于|领先|超越|更好|变好|好转|"
+    r"improv\w*|better|outperform\w*|beat\w*|surpass\w*"
 )
 _WORSE = (
     r"变差|退化|恶化|不如|落后|逊于|劣于|差于|worse|degrad\w*|hurt\w*|harm\w*|"
@@ -56,7 +61,8 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _NEGATION = re.compile(r"(?:不|没有|没|未|无|并非|not|no|never|n't|without)\s*$", re.IGNORECASE)
-_CLAUSE_BREAK = re.compile(r"[，,；;。.!?！？:：]")
+# (a decimal point or a thousands comma breaks no clause: "a decrease of 22.98% and 32.21%")
+_CLAUSE_BREAK = re.compile(r"[，；;。!?！？:：]|,(?!\d{3})|\.(?!\d)")
 _LOWER_IS_BETTER = re.compile(
     r"↓|lower is better|\b(?:error|errors|loss|latency|perplexity|ppl|fid|wer|cer|mae|mse|rmse|"
     r"cost|time|runtime|regret|distance|violations?)\b|误差|错误率|损失|延迟|耗时|困惑度|时间|成本",
@@ -81,7 +87,7 @@ def _cue_direction(match: re.Match[str]) -> Direction:
 _HIGHER_IS_BETTER = re.compile(
     r"↑|higher is better|\b(?:accuracy|acc|recall|precision|f1|bleu|rouge|score|success|pass@\d*|"
     r"win rate|auc|map|ndcg|mrr|hit|conversion|revenue|sales|satisfaction|throughput|speedup|"
-    r"reward|coverage)\b|准确率|召回率|精确率|成功率|胜率|得分|分数|转化率|销售|满意度|吞吐|加速",
+    r"reward|coverage)\b|准确率|召回|精确率|精度|成功率|胜率|得分|分数|转化率|销售|满意度|吞吐|加速",
     re.IGNORECASE,
 )
 
@@ -245,3 +251,30 @@ def _reference_before(text: str, names: Sequence[Name], clause_start: int) -> Na
         return None
     cut = start + reference.end()
     return next((n for n in names if cut <= n.start < clause_start), None)
+
+
+_CORRELATION = re.compile(
+    r"(?P<positive>正相关|positive(?:ly)?\s+(?:\w+\s+)?correlat\w*)|"
+    r"(?P<negative>负相关|反相关|negative(?:ly)?\s+(?:\w+\s+)?correlat\w*|anti-?correlat\w*)",
+    re.IGNORECASE,
+)
+
+
+def cues(text: str) -> list[tuple[int, int, str, int]]:
+    """Every direction cue of ``text`` that is not negated: (start, end, axis, sign), the
+    axis "value", "merit" or "correlation" (正相关 / positively correlated: +1)."""
+    found = []
+    taken: list[tuple[int, int]] = []
+    for match in _CORRELATION.finditer(text):
+        if not _NEGATION.search(text[max(0, match.start() - 8) : match.start()]):
+            sign = 1 if match.lastgroup == "positive" else -1
+            found.append((match.start(), match.end(), "correlation", sign))
+        taken.append((match.start(), match.end()))
+    for match in _CUE.finditer(text):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        if _NEGATION.search(text[max(0, match.start() - 8) : match.start()]):
+            continue
+        direction = _cue_direction(match)
+        found.append((match.start(), match.end(), direction.axis, direction.sign))
+    return sorted(found)

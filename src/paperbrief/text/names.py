@@ -88,6 +88,38 @@ def _sentence_start(text: str, start: int) -> bool:
     return not head or head[-1] in ".!?。！？；;:\n•*-"
 
 
+# Words that name a *kind* of model or method, not one model, dataset or baseline: a digest
+# may describe the paper's models as "seq2seq 模型" or "无 CoT" without the paper using the
+# word, and no kind can be an invented or wrong baseline.
+_KIND_TERMS = """
+    seq2seq encoderdecoder decoderonly encoderonly transformer transformers cot lora qlora
+    peft rlhf rlaif sft rag moe llm llms lm lms vlm vlms mllm mllms slm slms nlp nlu nlg ir
+    ml dl ai agi api apis gpu gpus cpu cpus tpu ood sota mlp cnn rnn lstm gnn gan vae rl icl
+    ocr asr tts qa kv ner pos mt
+"""
+KIND_TERMS = frozenset(_KIND_TERMS.split())
+_LIST_TAIL = r"(?:\d{1,3}|[A-Z]{1,2})\b"
+_LIST_FORM = re.compile(rf"\b([A-Za-z][A-Za-z]+)-({_LIST_TAIL})((?:\s?,\s?{_LIST_TAIL}){{1,6}})")
+
+
+def name_parts(name: str) -> list[str]:
+    """A composite name's parts, each a name to check: "LLM+IR" → LLM, IR; "R-1/R-2/BS" →
+    R-1, R-2, BS (a model name's own slash or plus stays whole when it is its only one)."""
+    parts = [p for p in re.split(r"[/+]", name) if p]
+    return parts if len(parts) > 1 else [name]
+
+
+def spelled_lists(text: str) -> str:
+    """A stem's list written once, spelled out: "Rouge-1,2,L" → "Rouge-1 Rouge-2 Rouge-L"."""
+
+    def spell(match: re.Match[str]) -> str:
+        stem = match.group(1)
+        tails = [match.group(2), *(t.strip() for t in match.group(3).split(",") if t.strip())]
+        return " ".join(f"{stem}-{tail}" for tail in tails)
+
+    return _LIST_FORM.sub(spell, text)
+
+
 def name_key(text: str) -> str:
     """A name folded for matching: lower case, letters, digits and CJK only."""
     return "".join(char for char in text.lower() if char.isalnum())

@@ -184,6 +184,24 @@ _COUNTED = re.compile(
     r"students?|workers?|firms?|households?|respondents?|observations?|subjects?)\b)"
 )
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
+# Scientific notation is one quantity: 8.189×10⁻⁴, 8.189 × 10^-4, 10^{-4}, 10⁻⁴, 1e-4.
+_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+
+
+def _exponent(digits: str, superscript: str) -> str:
+    return (
+        rf"(?:\^\s*\{{?\(?\s*(?P<{digits}>[-+−]?\d{{1,3}})\s*\)?\}}?"
+        rf"|(?P<{superscript}>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{{1,3}}))"
+    )
+
+
+_SCIENTIFIC = re.compile(
+    r"(?P<mantissa>[-+−]?\d+(?:\.\d+)?)\s*[×xX·]\s*10\s*"
+    + _exponent("exp", "sup")
+    + r"|(?<![\d.,])10\s*"
+    + _exponent("exp2", "sup2")
+    + r"|(?P<mantissa3>\d+(?:\.\d+)?)[eE](?P<exp3>[-+−]?\d{1,3})\b"
+)
 _APPROX_BEFORE = re.compile(
     r"(?:约|大约|近|将近|接近|近乎|几乎|~|≈|∼|\b(?:about|around|approximately|approx\.|roughly|"
     r"nearly|almost|some))\s*$",
@@ -191,15 +209,20 @@ _APPROX_BEFORE = re.compile(
 )
 _APPROX_AFTER = re.compile(r"^\s*(?:左右|上下)")
 _OVER_BEFORE = re.compile(
-    r"(?:超过|逾|多于|大于|高达|>|≥|\b(?:more than|over|above|at least|exceeding|upwards of))\s*$",
+    r"(?:超过|逾|多于|大于|高达|>|≥|\b(?:more than|greater than|larger than|higher than|over|above|"
+    r"at least|exceeding|upwards of))\s*$",
     re.IGNORECASE,
 )
 _OVER_AFTER = re.compile(r"^\s*(?:以上|余|多(?![少种])|\+(?!\d))")
 _UNDER_BEFORE = re.compile(
-    r"(?:不到|不足|少于|小于|低于|<|≤|\b(?:less than|fewer than|under|below|at most|up to))\s*$",
+    r"(?:不到|不足|少于|小于|低于|<|≤|\b(?:less than|fewer than|smaller than|lower than|under|"
+    r"below|at most|up to))\s*$",
     re.IGNORECASE,
 )
 _UNDER_AFTER = re.compile(r"^\s*(?:以下|以内)")
+_BOUND_OF = re.compile(
+    r"(?:(?P<under>不到|不足|少于|低于)|超过|多于|高于|逾)[^，,；;。\d]{1,16}的\s*$"
+)
 _ARXIV_ID = re.compile(rf"^{DATED_NEW_ID}$")
 
 
@@ -319,11 +342,17 @@ def find_numbers(text: str) -> list[NumberMention]:
         if not whole and not fraction:
             continue
         start, end = match.start(), match.end()
+        glued_range = False
+        if sign and start and text[start - 1].isdigit():
+            # "11-17%" is a range, not a negative 17; "Llama-3.1-70B" is one name
+            head = text[max(0, start - 24) : start]
+            glued_range = bool(re.search(r"[A-Za-z][\w.-]*$", head))
+            sign, start = "", start + 1
         before = text[start - 1] if start else ""
         if not whole and (before.isalnum() or before == "."):
             continue  # ".5" of "v.5" or "1..5"
         before_two = text[max(start - 2, 0) : start]
-        in_name = bool(before) and (before.isalnum() or before in "._@")
+        in_name = glued_range or bool(before) and (before.isalnum() or before in "._@")
         if not sign and before == "-" and len(before_two) == 2 and before_two[0].isalpha():
             in_name = True  # GPT-4, Llama-3
         raw_unit = (match.group("unit") or "").strip()
@@ -333,7 +362,7 @@ def find_numbers(text: str) -> list[NumberMention]:
         raw_scale = (match.group("scale") or "").strip()
         after = text[end : end + 1]
         mention = NumberMention(
-            text=match.group(0).strip(),
+            text=text[start:end].strip(),
             value=float((whole or "0").replace(",", "") + (fraction or "")),
             decimals=len(fraction) - 1 if fraction else 0,
             unit=unit,
@@ -363,6 +392,8 @@ def find_numbers(text: str) -> list[NumberMention]:
             if tail:
                 mention = replace(mention, pair=(mention.value, float(tail.group(1))))
         found.append(mention)
+    if "10" in text or "e" in text or "E" in text:
+        found = _with_scientific(text, found)
     if any(
         word in text.lower()
         for word in (
@@ -391,10 +422,48 @@ def find_numbers(text: str) -> list[NumberMention]:
     return found
 
 
+def _with_scientific(text: str, found: list[NumberMention]) -> list[NumberMention]:
+    """``found`` with each scientific-notation span read as one mention (value and
+    precision: 8.189×10⁻⁴ is 0.0008189 to seven decimals), its role the mantissa's."""
+    for match in _SCIENTIFIC.finditer(text):
+        mantissa = match.group("mantissa") or match.group("mantissa3") or "1"
+        raw = next(g for g in (match.group(k) for k in ("exp", "sup", "exp2", "sup2", "exp3")) if g)
+        exponent = int(raw.translate(_SUPERSCRIPT_DIGITS).replace("−", "-"))
+        start, end = match.start(), match.end()
+        inside = [m for m in found if start <= m.start < end]
+        first = inside[0] if inside else None
+        if first is not None and (first.in_name or first.start != start and mantissa != "1"):
+            continue
+        negative = mantissa[:1] in "-−"
+        digits = mantissa.lstrip("+-−")
+        decimals = len(digits.split(".")[1]) if "." in digits else 0
+        mention = NumberMention(
+            text=match.group(0).strip(),
+            value=float(digits) * 10.0**exponent,
+            decimals=max(0, decimals - exponent),
+            unit="",
+            negative=negative,
+            start=start,
+            end=end,
+            in_name=False,
+            glued_after=False,
+            grouped=False,
+            kind=first.kind if first is not None else "value",
+            approx=first.approx if first is not None else False,
+            bound=first.bound if first is not None else "",
+        )
+        found = sorted([m for m in found if not start <= m.start < end] + [mention],
+                       key=lambda m: m.start)  # fmt: skip
+    return found
+
+
 def _qualify(text: str, mention: NumberMention) -> NumberMention:
     """Mark a number stated roughly (约 83%, about 2×, 83% 左右) or as a bound (超过 1,000)."""
     before = text[max(0, mention.start - 16) : mention.start]
     after = text[mention.end : mention.end + 4]
+    of = _BOUND_OF.search(text[max(0, mention.start - 24) : mention.start])
+    if of is not None:  # "不到安全代码模型的一半": a bound on a share of something
+        return replace(mention, bound="under" if of.group("under") else "over")
     if _APPROX_BEFORE.search(before) or _APPROX_AFTER.match(after):
         return replace(mention, approx=True)
     if _OVER_BEFORE.search(before) or _OVER_AFTER.match(after):

@@ -56,6 +56,20 @@ _WORD_COUNT = re.compile(
     r"weeks?|days?|months?|years?|hours?|minutes?|seconds?)(?P<noun>[a-z][a-z-]+)",
     re.IGNORECASE,
 )
+_SCALE_WORDS = {"hundred": 100, "thousand": 1000, "million": 1e6, "billion": 1e9}
+_WORD_SCALE = re.compile(
+    r"\b(?P<word>"
+    + "|".join(w for w in _WORDS if w != "hundred")
+    + r")[\s-]+(?P<scale>hundred|thousand|million|billion)\b",
+    re.IGNORECASE,
+)
+# a number word that a quantifier announces, whatever follows it
+_WORD_AFTER_QUANTIFIER = re.compile(
+    r"\b(?:on average,?|an? average of|averaging|a total of|in total,?|a mean of|a median of|"
+    r"exactly|only)\s+(?P<word>" + "|".join(w for w in _WORDS if w != "hundred") + r")\b"
+    r"(?![\s-]+(?:hundred|thousand|million|billion)\b)",
+    re.IGNORECASE,
+)
 _FOLD = re.compile(r"\b(?P<word>" + "|".join(_FOLD_WORDS) + r")-?fold\b", re.IGNORECASE)
 _MULTIPLE_WORDS = re.compile(r"\b(?P<word>twice|doubled?|doubling|tripled?|halved?|half)\b", re.I)
 _MULTIPLES = {"twice": (2.0, "x"), "double": (2.0, "x"), "doubled": (2.0, "x"),
@@ -64,12 +78,19 @@ _MULTIPLES = {"twice": (2.0, "x"), "double": (2.0, "x"), "doubled": (2.0, "x"),
 _PAIR = re.compile(
     r"\b(?P<a>\d+|"
     + "|".join(_WORDS)
-    + r")\s+(?:out\s+of|of\s+the|of)\s+(?P<b>\d+|"
+    + r")\s+(?:out\s+of|of\s+the|of|in)\s+(?P<b>\d+|"
     + "|".join(_WORDS)
-    + r")\b",
+    + r")\b(?![\s-]*(?:%|(?:percent|[a-z]*seconds?|minutes?|hours?|days?|weeks?|months?|"
+    r"years?)\b))",
     re.IGNORECASE,
 )
-_CN_PAIR = re.compile(r"(?P<b>[一二两三四五六七八九十]+)分之(?P<a>[一二两三四五六七八九十]+)")
+_CN_PAIR = re.compile(r"(?P<b>[一二两三四五六七八九十百千万]+)分之(?P<a>[一二两三四五六七八九十]+)")
+# "5 个设置中的 4 个", "五个数据集里有四个": a part of a whole, the pair (4, 5)
+_CN_COUNT = r"(?:\d{1,4}|[一二两三四五六七八九十百]+)"
+_CN_OF_PAIR = re.compile(
+    rf"(?P<b>{_CN_COUNT})\s*(?:{_MEASURE})[^\d，。；,;、！？]{{0,12}}?(?:中|里|之中)(?:的|有)?\s*"
+    rf"(?P<a>{_CN_COUNT})\s*(?:{_MEASURE})"
+)
 
 
 class WordNumber(NamedTuple):
@@ -140,9 +161,18 @@ def chinese_numbers(text: str) -> list[WordNumber]:
     for match in _DOUBLED.finditer(text):
         if free(match.start(), match.end()):
             found.append(WordNumber(match.group(0), match.start(), match.end(), 2.0, "x"))
+    for match in _CN_OF_PAIR.finditer(text):
+        whole, part = _count_value(match.group("b")), _count_value(match.group("a"))
+        if whole and part is not None and part <= whole:
+            found.append(
+                WordNumber(match.group(0), match.start(), match.end(), 100 * part / whole, "%",
+                           pair=(part, whole))
+            )  # fmt: skip
     for match in _CN_PAIR.finditer(text):  # before the fixed words: 三分之一 is not 之一
-        whole, part = chinese_value(match.group("b")), chinese_value(match.group("a"))
-        if whole and part is not None:
+        whole = chinese_value(match.group("b")) or _BIG_UNITS.get(match.group("b"))
+        part = chinese_value(match.group("a"))
+        taken = any(w.start < match.end() and match.start() < w.end for w in found)
+        if whole and part is not None and not taken:
             found.append(
                 WordNumber(match.group(0), match.start(), match.end(), 100 * part / whole, "%",
                            pair=(part, whole))
@@ -167,6 +197,8 @@ def chinese_numbers(text: str) -> list[WordNumber]:
             continue  # 三 alone (三维, 三者 …) is no quantity
         if numeral == "一" and tail not in ("倍", "成", "个百分点", "百分点"):
             continue  # 一个 / 一篇 is an article
+        if numeral == "二" and tail and tail not in ("倍", "成", "个百分点", "百分点"):
+            continue  # a count before a measure word is 两 (两次); 二次 is "secondary"
         if numeral in ("万", "亿", "千", "百"):
             continue  # a scale word alone (万一, 千万) reads as no number
         approx, bound = _qualified(match.group("qualifier"))
@@ -185,6 +217,10 @@ def chinese_numbers(text: str) -> list[WordNumber]:
     return sorted(found, key=lambda w: w.start)
 
 
+def _count_value(token: str) -> float | None:
+    return float(token) if token.isdigit() else chinese_value(token)
+
+
 def english_number_words(text: str) -> list[WordNumber]:
     """English counts before a noun ("seven field experiments"), -fold words, twice/half,
     and "X out of Y" pairs (digits or words)."""
@@ -194,11 +230,21 @@ def english_number_words(text: str) -> list[WordNumber]:
         if a is not None and b and a <= b:
             found.append(WordNumber(match.group(0), match.start(), match.end(), 100 * a / b, "%",
                                     pair=(a, b)))  # fmt: skip
+    for match in _WORD_SCALE.finditer(text):  # "two hundred pages", "three thousand"
+        value = _WORDS[match.group("word").lower()] * _SCALE_WORDS[match.group("scale").lower()]
+        found.append(WordNumber(match.group(0), match.start(), match.end(), float(value), ""))
     taken = [(w.start, w.end) for w in found]
 
     def free(start: int, end: int) -> bool:
         return not any(s < end and start < e for s, e in taken)
 
+    for match in _WORD_AFTER_QUANTIFIER.finditer(text):  # "(on average, eight)"
+        if free(match.start("word"), match.end("word")):
+            value = float(_WORDS[match.group("word").lower()])
+            found.append(
+                WordNumber(match.group("word"), match.start("word"), match.end("word"), value, "")
+            )
+            taken.append((match.start("word"), match.end("word")))
     for match in _FOLD.finditer(text):
         if free(match.start(), match.end()):
             value = float(_FOLD_WORDS[match.group("word").lower()])

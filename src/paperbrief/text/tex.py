@@ -124,6 +124,10 @@ _WRAPPER = re.compile(
     r"textbf|textit|texttt|textrm|textsc|emph|operatorname|mbox|underline|overline|"
     r"widehat|hat|widetilde|tilde|bar|vec|dot|left|right|big|Big|bigg|Bigg)\s*"
 )
+# a matrix or array reads as its entries: \begin{pmatrix}0.10&0.01\end{pmatrix} → (0.10, 0.01)
+_MATRIX_BEGIN = re.compile(r"\\begin\{(?:[pbvBV]?matrix|smallmatrix|array|cases)\}(?:\{[^{}]*\})?")
+_MATRIX_END = re.compile(r"\\end\{(?:[pbvBV]?matrix|smallmatrix|array|cases)\}")
+_STYLE = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|scriptscriptstyle)\s*")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _SUPERSCRIPTS = str.maketrans("0123456789+-−=()n*", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿ*")
@@ -154,8 +158,17 @@ def _script(match: re.Match[str]) -> str:
     return f"{marker}{body}" if len(body) == 1 else f"{marker}({body})"
 
 
+def _matrix(tex: str) -> str:
+    if "\\begin" not in tex:
+        return tex
+    text = _MATRIX_BEGIN.sub("(", tex)
+    text = _MATRIX_END.sub(")", text)
+    return text.replace("\\\\", "; ").replace("&", ", ")
+
+
 def _math(tex: str) -> str:
-    text = _SPACING.sub(" ", tex)
+    text = _STYLE.sub("", _matrix(tex))
+    text = _SPACING.sub(" ", text)
     text = _SYMBOL.sub(lambda m: _SYMBOLS[m.group(0)], text)
     for _ in range(3):  # nested \frac{\frac{..}{..}}{..} resolve from the inside out
         text = _FRAC.sub(r"\1/\2", text)
@@ -177,6 +190,7 @@ def clean_tex(text: str) -> str:
         cleaned = cleaned.replace(source, target)
     cleaned = _MATH.sub(lambda m: _math(m.group(1)), cleaned)
     if "\\" in cleaned:
+        cleaned = _STYLE.sub("", _matrix(cleaned))
         cleaned = _SPACING.sub(" ", cleaned)
         cleaned = _SYMBOL.sub(lambda m: _SYMBOLS[m.group(0)], cleaned)
         cleaned = _WRAPPER.sub("", cleaned)

@@ -28,17 +28,21 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from paperbrief.errors import ProfileError, ProfileProblem
-from paperbrief.files import write_atomic
+from paperbrief.errors import InputFileError, ProfileError, ProfileProblem
+from paperbrief.files import read_bounded, write_atomic
 from paperbrief.fulltext.present import document_outline
 from paperbrief.labels import labels_for
 from paperbrief.models import Signal
-from paperbrief.profile import decode_profile, parse_profile, profile_template
+from paperbrief.profile import MAX_PROFILE_BYTES, decode_profile, parse_profile, profile_template
+from paperbrief.render.clean import readable
 from paperbrief.render.links import annotate_brief
 from paperbrief.render.rich import html_blocks, html_inline
 from paperbrief.store import Store, open_store
+from paperbrief.store.feedback import Feedback
+from paperbrief.store.search import passage, query_terms
 from paperbrief.web import reading
 from paperbrief.web.labels import web_labels_for
+from paperbrief.web.profile_form import apply_fields, line_fields, shown_fields
 from paperbrief.web.readers import WebReader, owner_view, reader_tokens
 from paperbrief.web.security import (
     CSRF_FIELD,
@@ -58,10 +62,15 @@ class Site:
     """Per-app settings the handlers share (no module-level state)."""
 
     def __init__(
-        self, store_path: Path, profile_path: Path, reader: WebReader | None = None
+        self,
+        store_path: Path,
+        profile_path: Path,
+        secure_cookies: bool = False,
+        reader: WebReader | None = None,
     ) -> None:
         self.store_path = store_path
         self.profile_path = profile_path
+        self.secure_cookies = secure_cookies
         self.reader = reader  # a reader's site: their view of the store, their profile
         self.templates = Environment(
             loader=PackageLoader("paperbrief", "web/templates"),
@@ -83,12 +92,52 @@ class Site:
         except (OSError, ProfileError):
             return "zh"
 
+    def papers_to_rate(self, count: int) -> list[str]:
+        """The ids of the papers rate-to-start asks about now (none without a profile)."""
+        from datetime import date
+
+        from paperbrief.rank import papers_to_rate
+        from paperbrief.services import Services
+
+        try:
+            profile = parse_profile(self.profile_text(), str(self.profile_path))
+        except ProfileError:
+            return []
+        with self.store() as store:
+            embedder = Services.build(profile, store, offline=True).embedder
+            chosen = papers_to_rate(
+                store, embedder, profile, date.today(), count, log=self.feedback(store)
+            )
+        return [s.paper.id for s in chosen]
+
+    def feedback(self, store: Store) -> Feedback:
+        """The feedback of the profile this UI serves (of every profile when it has none)."""
+        try:
+            key = parse_profile(self.profile_text(), str(self.profile_path)).key
+        except ProfileError:
+            key = ""
+        return store.feedback.of(key)
+
     def profile_text(self) -> str:
         """The profile file's text ('' when missing or unreadable as a profile)."""
         try:
-            return decode_profile(self.profile_path.read_bytes(), str(self.profile_path))
-        except (OSError, ProfileError):
+            raw = read_bounded(self.profile_path, MAX_PROFILE_BYTES, "profile")
+            return decode_profile(raw, str(self.profile_path))
+        except (InputFileError, ProfileError):
             return ""
+
+    def login_page(self, request: Request, reason: str, where: str, status: int) -> HTMLResponse:
+        """The token page (static words only: nothing of the request is echoed back)."""
+        language = self.language()
+        html = self.templates.get_template("login.html").render(
+            t=labels_for(language),
+            ui=web_labels_for(language),
+            reason=reason,
+            where=where,
+            from_env=where.startswith("$"),
+            insecure=request.url.scheme != "https" and self.secure_cookies,
+        )
+        return HTMLResponse(html, status_code=status)
 
     def render(
         self, request: Request, name: str, status_code: int = 200, **context: Any
@@ -138,7 +187,7 @@ async def archive_page(request: Request) -> Response:
     site = _site(request)
     with site.store() as store:
         entries = reading.archive(store)
-        states = store.feedback.states()
+        states = site.feedback(store).states()
     return site.render(request, "archive.html", entries=entries, states=states)
 
 
@@ -147,7 +196,7 @@ async def digest_page(request: Request) -> Response:
     day = _day(request.path_params["day"])
     with site.store() as store:
         stored = store.digests.load(day) if day else None
-        states = store.feedback.states()
+        states = site.feedback(store).states()
         deliveries = store.deliveries.of(day) if day else []
     if stored is None:
         return not_found(request, request.path_params["day"])
@@ -190,13 +239,13 @@ async def paper_page(request: Request) -> Response:
             return not_found(request, paper_id)
         # citations link to the paper, untraced claims carry ⚠, as on the digest page
         briefs = [
-            (day, annotate_brief(brief, trace))
+            (day, annotate_brief(readable(brief), trace))
             for day, brief, trace in store.digests.briefs_of(paper_id)
         ]
         document = store.documents.load(paper_id)
         outline = document_outline(document) if document else None
-        history = [e for e in store.feedback.for_paper(paper_id) if e.signal.is_button]
-        states = store.feedback.states(paper_id)
+        history = [e for e in site.feedback(store).for_paper(paper_id) if e.signal.is_button]
+        states = site.feedback(store).states(paper_id)
     return site.render(
         request,
         "paper.html",
@@ -209,15 +258,28 @@ async def paper_page(request: Request) -> Response:
 
 
 async def ranking_page(request: Request) -> Response:
+    """The full ranking of a day, named by its digest date as every route names days
+    (``/ranking/<digest date>`` is the ranking behind ``/digest/<digest date>``)."""
     site = _site(request)
-    day = _day(request.path_params.get("day", "")) if "day" in request.path_params else None
-    if "day" in request.path_params and day is None:
-        return not_found(request, request.path_params["day"])
+    text = request.path_params.get("day") or request.query_params.get("day") or ""
+    day = _day(text) if text else None
+    if text and day is None:
+        return not_found(request, text)
     show_all = request.query_params.get("all") == "1"
     hidden = request.query_params.get("hidden") == "1"  # the papers the reader hid, too
     with site.store() as store:
-        ranked = reading.ranking_day(store, day, language=site.language(), show_hidden=hidden)
-        states = store.feedback.states()
+        ranked = reading.ranking_day(
+            store,
+            day,
+            language=site.language(),
+            show_hidden=hidden,
+            feedback=site.feedback(store),
+        )
+        if ranked is None and day is not None and store.rankings.load(day):
+            # An older link named the listing day: send it to that day's digest date.
+            target = f"/ranking/{reading.digest_date_of(store, day)}"
+            return RedirectResponse(target, status_code=301)
+        states = site.feedback(store).states()
     if ranked is None and day is not None:
         return not_found(request, day.isoformat())
     rows = (
@@ -237,9 +299,16 @@ async def search_page(request: Request) -> Response:
         if query:
             papers = store.listings.search(query, limit=50)
             digests = store.digests.search(query)
-        states = store.feedback.states()
+        states = site.feedback(store).states()
     return site.render(
-        request, "search.html", query=query, papers=papers, digests=digests, states=states
+        request,
+        "search.html",
+        query=query,
+        papers=papers,
+        digests=digests,
+        states=states,
+        highlighted=lambda text: reading.highlighted(text, query),
+        passage=lambda text: passage(readable(text), query_terms(query), or_start=False),
     )
 
 
@@ -256,14 +325,38 @@ async def feedback(request: Request) -> Response:
         if store.listings.paper(paper_id) is None:
             return not_found(request, paper_id)
         # Same path as `paperbrief feedback`: one event in the store's feedback table.
-        store.feedback.add(paper_id, Signal(signal), note, source="web")
+        site.feedback(store).add(paper_id, Signal(signal), note, source="web")
     anchor = "#p-" + quote(paper_id, safe="")
     return RedirectResponse(target.split("#", 1)[0] + anchor, status_code=303)
 
 
+START_COUNT = 20
+
+
+async def start_page(request: Request) -> Response:
+    """Rate to start: a short selection (``rank.papers_to_rate``) chosen once and kept in
+    the address (``?papers=``), so rating one paper does not reshuffle the others; every
+    button posts to ``/feedback`` like any other rating and comes back here."""
+    site = _site(request)
+    ids = [i for i in request.query_params.get("papers", "").split(",") if i][:START_COUNT]
+    if not ids:
+        chosen = site.papers_to_rate(START_COUNT)
+        if not chosen:
+            return site.render(request, "start.html", papers=[], states={}, rated=0)
+        return RedirectResponse("/start?papers=" + ",".join(chosen), status_code=303)
+    with site.store() as store:
+        found = store.listings.papers(ids)
+        states = site.feedback(store).states()
+    papers = [found[i] for i in ids if i in found]
+    rated = sum(1 for p in papers if p.id in states and states[p.id].signals)
+    return site.render(request, "start.html", papers=papers, states=states, rated=rated)
+
+
 async def profile_page(request: Request) -> Response:
-    """The profile editor. Paths, endpoints and names of secret variables
-    (``profile.PROTECTED`` on their fields) are shown read-only and cannot be changed here."""
+    """The profile editor: fields for the common settings (``web.profile_form``) beside the
+    raw TOML. Protected settings (``profile.PROTECTED``: paths, endpoints, names of secret
+    variables, recipients and link, publishing, models and prices) are shown read-only and
+    cannot be changed here, by a field or in the text; budgets can only be lowered."""
     site = _site(request)
     path = site.profile_path
     exists = path.is_file()
@@ -272,19 +365,30 @@ async def profile_page(request: Request) -> Response:
     text = baseline
     problems: list[ProfileProblem] = []
     profile, saved = None, False
+    words = web_labels_for(site.language())
     if request.method == "POST":
         form = await verified_form(request)
         text = str(form.get("text") or "").replace("\r\n", "\n")
         action = str(form.get("action") or "validate")
+        fields = {
+            key: str(value) for key, value in form.items() if key.startswith(("field.", "shown."))
+        }
+        text, unreadable = apply_fields(text, fields)
+        problems += [ProfileProblem(key, words.field_unreadable, None) for key in unreadable]
     else:
         action = "view"
     try:
         profile = parse_profile(text, str(path))
     except ProfileError as error:
-        problems = list(error.problems)
-    words = web_labels_for(site.language())
+        problems += list(error.problems)
     locked = [
-        ProfileProblem(item.key, words.read_only_changed.format(key=item.key), item.line)
+        ProfileProblem(
+            item.key,
+            (words.ceiling_raised if item.ceiling else words.read_only_changed).format(
+                key=item.key, limit=item.before
+            ),
+            item.line,
+        )
         for item in changed_protected(baseline, text)
     ]
     problems += locked
@@ -298,6 +402,7 @@ async def profile_page(request: Request) -> Response:
         profile=profile if not problems else None, saved=saved, action=action,
         path=str(path), exists=exists,
         protected=[(key, protected[key]) for key in PROTECTED_KEYS],
+        fields=shown_fields(text, baseline), line_groups=line_fields(text),
     )  # fmt: skip
 
 
@@ -323,6 +428,7 @@ ROUTES = (
     Route("/feedback", feedback, methods=["POST"]),
     Route("/profile", profile_page, methods=["GET", "POST"]),
     Route("/owner", owner_page),
+    Route("/start", start_page),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 )
 
@@ -332,21 +438,35 @@ def create_app(
     profile_path: Path,
     token: str | None = None,
     readers: Sequence[WebReader] = (),
+    *,
+    secure_cookies: bool = False,
+    token_source: str = "",
+    token_file: Path | None = None,
 ) -> Starlette:
     """The web UI over the store at ``store_path`` and the profile file ``profile_path``.
 
     With ``token`` every request must present it (see ``web.security``); without one the
-    app answers loopback hosts only. The handlers are this module's functions; each finds
-    the requester's ``Site`` through ``_site``. With ``readers`` (which need a token) each
-    reader signs in with ``web.readers.reader_token(token, label)`` and sees only their own
-    digests, ranking, feedback and profile; the token's holder is the owner (``/owner``).
+    app answers loopback hosts only. ``secure_cookies`` marks the cookies ``Secure`` (a bind
+    beyond loopback, behind HTTPS); ``token_source`` says on the token page where the
+    token comes from; a ``token_file`` (the token kept in the home) is read again when it
+    changes (a rotation ends every session at once). The handlers are this module's
+    functions; each finds the requester's ``Site`` through ``_site``. With ``readers``
+    (which need a token) each reader signs in with ``web.readers.reader_token(token,
+    label)`` and sees only their own digests, ranking, feedback and profile; the token's
+    holder is the owner (``/owner``).
     """
     if readers and not token:
         raise ValueError("several readers need an access token to tell them apart")
-    sites = {r.label: Site(Path(store_path), r.profile_path, r) for r in readers}
-    tokens = reader_tokens(token, sites) if token and sites else {}
-    middleware = [Middleware(AccessMiddleware, token=token, readers=tokens)]
-    app = Starlette(routes=ROUTES, middleware=middleware)
-    app.state.site = Site(Path(store_path), Path(profile_path))
+    sites = {r.label: Site(Path(store_path), r.profile_path, secure_cookies, r) for r in readers}
+    access = Middleware(
+        AccessMiddleware,
+        token=token,
+        secure=secure_cookies,
+        where=token_source,
+        token_file=token_file,
+        readers=(lambda owner: reader_tokens(owner, sites)) if sites else None,
+    )
+    app = Starlette(routes=ROUTES, middleware=[access])
+    app.state.site = Site(Path(store_path), Path(profile_path), secure_cookies)
     app.state.readers = sites
     return app

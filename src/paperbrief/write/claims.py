@@ -39,6 +39,7 @@ class Chunk:
     section: str  # e.g. "tldr", "results", "summary", "comparison"
     text: str
     line: int = 0  # 1-based line of a rendered digest it was read from (0: structured)
+    figure: str = ""  # a figure caption's figure: its label or image URL
 
 
 # ----------------------------------------------------------------- from a Digest
@@ -71,7 +72,14 @@ def brief_chunks(brief: PaperBrief) -> list[Chunk]:
             ("experiment", implications.experiment),
             ("trend", implications.trend),
         ]
-    return [Chunk(paper, section, text) for section, text in texts if text.strip()]
+    chunks = [Chunk(paper, section, text) for section, text in texts if text.strip()]
+    if brief.figure is not None:
+        chunks = [
+            Chunk(c.paper, c.section, c.text, figure=brief.figure.url or brief.figure.label)
+            if c.section == "figure" else c
+            for c in chunks
+        ]  # fmt: skip
+    return chunks
 
 
 def digest_chunks(digest: Digest) -> list[Chunk]:
@@ -131,6 +139,7 @@ _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>$~])")
 _HTML_TAG = re.compile(r"</?(?:strong|code|br)\s*/?>")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s+")
 _IMAGE = re.compile(r"!\[((?:[^\]\\]|\\.)*)\]\([^)]*\)")
+_IMAGE_URL = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)")
 # a citation link as the renderer writes it: [↗](https://arxiv.org/html/<id>v1#S4.p2 "E12 · …")
 _UNIT = r"(?:E\d+|T[A-Z]?\d+[a-z]?\.r\d+\.c\d+)"
 _CITATION_LINK = re.compile(
@@ -223,10 +232,10 @@ class _MarkdownReader:
                 self.table_row = -1
             self.line(line, stripped)
 
-    def add(self, paper: str, section: str, text: str) -> None:
+    def add(self, paper: str, section: str, text: str, figure: str = "") -> None:
         text = plain_markdown(text).strip()
         if text and section:
-            self.chunks.append(Chunk(paper, section, text, self.number))
+            self.chunks.append(Chunk(paper, section, text, self.number, figure))
 
     def line(self, line: str, stripped: str) -> None:
         if line.startswith("## "):
@@ -303,7 +312,9 @@ class _MarkdownReader:
         if stripped.startswith("*") and stripped.endswith("*") and not stripped.startswith("**"):
             return  # an italic note of the digest's own, or a table caption (paper words)
         if stripped.startswith("!["):
-            self.add(self.paper, "figure", _IMAGE.sub(r"\1", stripped))
+            image = _IMAGE_URL.search(stripped)
+            self.add(self.paper, "figure", _IMAGE.sub(r"\1", stripped),
+                     image.group(1) if image else "")  # fmt: skip
             return
         labelled = _label_key(stripped)
         if labelled is not None:

@@ -61,9 +61,12 @@ ABSTRACT_ONLY_NOTE = (
 )
 # The length the prompts ask for, per language (the digest format's 5–6k CJK characters
 # for 3–5 papers, day-level parts included).
-BRIEF_LENGTH = {"zh": "1,200–1,500 Chinese characters", "en": "700–900 words"}
-ABSTRACT_BRIEF_LENGTH = {"zh": "500–700 Chinese characters", "en": "300–400 words"}
-DAY_LENGTH = {"zh": "800–1,100 Chinese characters", "en": "500–650 words"}
+# A Chinese length counts Chinese characters only (as benchmarks/digest_length.py does):
+# Latin letters, digits, citations and punctuation are not counted.
+_CJK_ONLY = " (汉字 only: Latin letters, digits, citations and punctuation not counted)"
+BRIEF_LENGTH = {"zh": "1,200–1,500 Chinese characters" + _CJK_ONLY, "en": "700–900 words"}
+ABSTRACT_BRIEF_LENGTH = {"zh": "500–700 Chinese characters" + _CJK_ONLY, "en": "300–400 words"}
+DAY_LENGTH = {"zh": "800–1,100 Chinese characters" + _CJK_ONLY, "en": "500–650 words"}
 
 
 class ResultRow(BaseModel):
@@ -406,12 +409,17 @@ def _pick_summary(pick: int, brief: PaperBrief) -> dict[str, object]:
         "tldr": brief.tldr,
         "problem": brief.problem,
         "insight": brief.insight,
+        "steps": list(brief.steps),  # the synthesis uses only the reads' facts: all of them
+        "difference": brief.difference,
         "contribution": brief.contribution,
         "results": [" | ".join(cell for cell in row if cell) for row in results],
         "result_notes": list(brief.result_notes),
         "limitations": list(brief.limitations),
+        "open_questions": list(brief.open_questions),
         "technique": brief.implications.technique if brief.implications else "",
         "experiment": brief.implications.experiment if brief.implications else "",
+        "trend": brief.implications.trend if brief.implications else "",
+        "notes": list(brief.notes),  # what the source does not tell
     }
 
 

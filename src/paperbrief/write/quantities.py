@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -63,6 +64,9 @@ def supports(claim: NumberMention, evidence: NumberMention, *, cell: bool) -> bo
         if evidence.dimension == "percent":
             return _close(_as(claim, share, 1), evidence.value)
         return bool(evidence.decimals) and _close(_as(claim, share, 1), evidence.value * 100)
+    if evidence.pair is not None and claim.dimension == "percent" and claim.unit != "pp":
+        part, whole = evidence.pair  # "1 in 5 patients" is 两成 of them
+        return bool(whole) and _close(claim, 100 * part / whole)
     if evidence.kind == "ratio" or evidence.pair is not None:
         return False  # a stated share supports only a share
     claim_bare = not claim.unit and claim.scale == 1.0
@@ -83,7 +87,11 @@ def supports(claim: NumberMention, evidence: NumberMention, *, cell: bool) -> bo
             fraction = dimension == "percent" and evidence.decimals and 0 < evidence.value <= 1
             if fraction and _close(claim, evidence.value * 100):
                 return True
-            known_unit = cell or evidence.decimals > 0
+            # a bare count ("3 datasets") is no ratio; a cell, a decimal or the same bound
+            # ("greater than 3" for "三倍以上") states one
+            known_unit = (
+                cell or evidence.decimals > 0 or bool(claim.bound) and evidence.bound == claim.bound
+            )
             return known_unit and evidence.value > 1 and _close(claim, evidence.value)
         return False
     if evidence.dimension != dimension:
@@ -96,17 +104,81 @@ def _as(claim: NumberMention, value: float, scale: float) -> NumberMention:
     return replace(claim, value=value, scale=scale)
 
 
+Computation = str  # "difference" | "ratio" | "relative" | "share"
+# A number's own words say which computation it is: 相对/relative → a relative change,
+# 绝对/absolute/百分点/points → a difference.
+RELATIVE_WORD = re.compile(r"相对|relative(?:ly)?", re.IGNORECASE)
+ABSOLUTE_WORD = re.compile(r"绝对|absolute(?:ly)?", re.IGNORECASE)
+_CHANGE_BEFORE = re.compile(
+    r"(?:比[^，,；;。]{0,30}?(?:高|低|多|少|大|小|快|慢|长|短|强|弱|好|差)(?:了|出)?|"
+    r"(?:提升|提高|增加|增长|上升|升|下降|降低|降|减少|下滑|高出|多出|低了|少了|涨|跌|改善|"
+    r"超出|领先|落后|增幅|降幅|差值|相差|差距|缩小|扩大)(?:了|约|近|达|幅度|为|是)?|"
+    r"\bby|\b(?:gain|improvement|increase|decrease|drop|reduction|difference|gap|margin|"
+    r"lead|boost|rise|decline|loss) of)\s*[约近~≈]?\s*$",
+    re.IGNORECASE,
+)
+_CHANGE_AFTER = re.compile(
+    r"^\s*(?:的)?(?:提升|提高|增长|增幅|下降|降幅|降低|差距|改进|gain|improvement|increase|"
+    r"decrease|drop|reduction|boost|lift|uplift|jump|decline|higher|lower|more|less|fewer)",
+    re.IGNORECASE,
+)
+_DIFFERENCE_WORD = re.compile(
+    r"(?:差值|相差|差距|difference|gap|margin|Δ|∆|delta)[^，,；;。.]{0,24}$", re.IGNORECASE
+)
+
+
+def is_change(plain: str, number: NumberMention) -> bool:
+    """Whether ``plain`` states ``number`` as a change or a difference ("提升 16.3%", "比 B 高
+    5 分", "outperforms B by 37.78%", "a 4.5% drop", "差值 0.3778") rather than a level
+    ("为 0.5798", "升至 0.8", "from 4.21 to 4.37"). A change rests on a change the paper
+    states or on two levels it computes from — never on a level that happens to match."""
+    before = plain[max(0, number.start - 40) : number.start]
+    if re.search(r"(?:到|至|为|\bto|\bat)\s*[约近~≈]?\s*$", before, re.IGNORECASE):
+        return False
+    if _CHANGE_BEFORE.search(before) or _DIFFERENCE_WORD.search(before):
+        return True
+    return bool(_CHANGE_AFTER.match(plain[number.end : number.end + 8]))
+
+
+def states_change(unit: Unit, mention: NumberMention) -> bool:
+    """Whether the paper states ``mention`` as a change: a direction of its own (a sign, a
+    cue word, a change column) or a difference word before it."""
+    if unit.kind == "cell":
+        cell = unit.text.rsplit(": ", 1)[-1].lstrip()
+        return unit.change or cell[:1] in "+＋-−–" or mention.negative
+    if direction_of(unit.text, mention.start, mention.end) is not None:
+        return True
+    window = unit.text[max(0, mention.start - 40) : mention.start]
+    return bool(_DIFFERENCE_WORD.search(window) or _CHANGE_BEFORE.search(window))
+
+
+def computations(plain: str, claim: NumberMention) -> tuple[Computation, ...]:
+    """What ``claim`` may be computed as, by its unit and its words."""
+    clause = plain[max(0, claim.start - 16) : claim.start]
+    if claim.unit == "x":
+        return ("ratio",)
+    if claim.unit == "%":
+        if RELATIVE_WORD.search(clause):
+            return ("relative",)
+        if ABSOLUTE_WORD.search(clause):
+            return ("difference",)
+        share = bool(re.search(r"(?:的|\bof)\s*$", clause)) or claim.bound == "under" or claim.words
+        return ("relative", "share") if share else ("relative",)
+    return ("difference",)
+
+
 def derived(
-    claim: NumberMention, units: Sequence[tuple[str, Unit]]
+    claim: NumberMention,
+    units: Sequence[tuple[str, Unit]],
+    allowed: tuple[Computation, ...] = ("difference", "ratio", "relative"),
 ) -> tuple[str, Direction | None] | None:
-    """(unit id, direction) of two cited values whose difference or ratio is ``claim``: two
-    cells of one row or column, or two numbers of one sentence (whose direction is the
-    sentence's cue at the later number, else later minus earlier: "from 4.21 to 4.37")."""
+    """(unit id, direction) of two cited values whose difference, ratio, relative change or
+    share (as ``allowed``) is ``claim``: two cells of one row or column, or two numbers of
+    one sentence (whose direction is the sentence's cue at the later number, else later
+    minus earlier: "from 4.21 to 4.37")."""
     groups: dict[tuple[str, str, str], list[tuple[Unit, NumberMention]]] = {}
     for _, unit in units:
-        for mention in unit.evidence:
-            if mention.kind != "value" or mention.in_name or mention.pair is not None:
-                continue  # "GPT-4o" states no 4; a share is not a level
+        for mention in unit.levels:  # "GPT-4o" states no 4; a share or a zero is no level
             if unit.kind == "cell":
                 keys = [
                     (unit.table, "column", str(unit.column)),
@@ -121,7 +193,7 @@ def derived(
             for unit_b, b in members[i + 1 :]:
                 if a.dimension != b.dimension or a.unit != b.unit and {a.unit, b.unit} != {"%"}:
                     continue
-                if _derives(claim, a, b):
+                if derives(claim, a.value, b.value, a.unit, allowed):
                     direction = None
                     if unit_a is unit_b:  # one sentence: b is the later number
                         found = direction_of(unit_a.text, b.start, b.end)
@@ -130,19 +202,27 @@ def derived(
     return None
 
 
-def _derives(claim: NumberMention, a: NumberMention, b: NumberMention) -> bool:
-    high, low = max(a.value, b.value), min(a.value, b.value)
-    absolute = (
-        claim.unit == "pp"
-        or (claim.unit == a.unit and claim.unit != "%")
-        or (not claim.unit and not a.unit)
-    )
-    if absolute and a.unit in ("%", "pp", "") and _close(claim, high - low):
+def derives(
+    claim: NumberMention, a: float, b: float, unit: str, allowed: tuple[Computation, ...]
+) -> bool:
+    """Whether ``claim`` is the difference, ratio, relative change or share of ``a`` and
+    ``b`` (levels in ``unit``), as ``allowed``."""
+    high, low = max(a, b), min(a, b)
+    if "difference" in allowed:
+        if claim.unit == "pp" and unit == "" and high <= 1 and _close(claim, 100 * (high - low)):
+            return True  # two shares as fractions, their difference in points
+        same = claim.unit == unit and claim.unit != "%" or not claim.unit and not unit
+        if (claim.unit == "pp" or same) and unit in ("%", "pp", "") and _close(claim, high - low):
+            return True
+    if "ratio" in allowed and claim.unit == "x" and low > 0 and _close(claim, high / low):
         return True
-    if claim.unit == "x" and low > 0 and _close(claim, high / low):
+    if claim.unit != "%" or low <= 0:
+        return False
+    if "relative" in allowed and any(
+        _close(claim, 100 * (high - low) / reference) for reference in (low, high)
+    ):
         return True
-    # a relative change: between two levels, or between two percentages
-    return claim.unit == "%" and low > 0 and _close(claim, 100 * (high - low) / low)
+    return "share" in allowed and _close(claim, 100 * low / high)
 
 
 def counted_by_citation(number: NumberMention, units: Sequence[tuple[str, Unit]]) -> bool:

@@ -33,19 +33,31 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from paperbrief.fulltext.units import Unit, UnitIndex, table_key
-from paperbrief.text import NumberMention, find_numbers
+from paperbrief.text import NumberMention, find_numbers, with_kind
 from paperbrief.text.citations import Ref, strip_citations
 from paperbrief.text.direction import (
     Comparison,
     Direction,
     comparisons,
+    cues,
     direction_of,
     lower_is_better,
     metric_direction,
     on_value_axis,
 )
-from paperbrief.text.names import Name, name_key, names_in
-from paperbrief.write.quantities import assign, counted_by_citation, derived, supports
+from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
+from paperbrief.write.quantities import (
+    ABSOLUTE_WORD,
+    RELATIVE_WORD,
+    assign,
+    computations,
+    counted_by_citation,
+    derived,
+    derives,
+    is_change,
+    states_change,
+    supports,
+)
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
 READER_SECTIONS = frozenset({"reason", "technique", "experiment", "trend", "summary", "theme",
@@ -99,6 +111,8 @@ class Sources:
     known: tuple[NumberMention, ...] = ()  # the reader's own numbers (profile)
     facts: tuple[float, ...] = ()  # papers considered, picks
     allowed_names: frozenset[str] = frozenset()  # name keys always fine (profile, titles)
+    # counts the digest traced elsewhere for a paper: (value, what it counts) by paper id
+    counted: Mapping[str, tuple[tuple[float, str], ...]] = field(default_factory=dict)
 
     def resolve(self, ref: Ref, paper: str) -> tuple[str, Unit | None]:
         """(paper id, unit) a reference points to; a bare unit in day text is unresolvable."""
@@ -125,17 +139,20 @@ _CLAUSE_EDGE = re.compile(r"[，,；;。！？!?：:（()）|\n]| — | – ")
 
 
 def attached_names(plain: str, numbers: Sequence[NumberMention], compared: Sequence[Comparison],
-                   names: Sequence[Name]) -> list[Name]:  # fmt: skip
+                   names: Sequence[Name], *, own: bool = False) -> list[Name]:  # fmt: skip
     """The names a sentence attaches to its numbers: those in a number's clause and in the
     number-free clause right before it ("在 RealScholarQuery 上，PaSa-7b 高 37.78%" attaches
     both), and the two sides of each comparison. A name elsewhere in a long sentence
-    ("Cohen's kappa" in an aside) is not said of the number."""
+    ("Cohen's kappa" in an aside) is not said of the number. In a proposal of the digest's
+    own (``own``) the clause before is the plan ("对 Qwen2.5-Coder-7B 做 LoRA 微调，像论文一样
+    跑 5 个种子"): only the number's own clause speaks of the paper."""
     edges = [0, *(m.end() for m in _CLAUSE_EDGE.finditer(plain)), len(plain) + 1]
     clauses = list(itertools.pairwise(edges))
     with_numbers = {i for i, (a, b) in enumerate(clauses) if any(a <= n.start < b for n in numbers)}
     spans: list[tuple[int, int]] = []
     for index in sorted(with_numbers):
-        start = index - 1 if index > 0 and index - 1 not in with_numbers else index
+        before = index > 0 and index - 1 not in with_numbers and not own
+        start = index - 1 if before else index
         spans.append((clauses[start][0], clauses[index][1]))
     attached = [n for n in names if any(a <= n.start < b for a, b in spans)]
     for comparison in compared:
@@ -181,7 +198,8 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
         if day and bare and mention.value in sources.facts:
             continue
         small = bare and mention.value <= 10 and float(mention.value).is_integer()
-        if small and mention.pair is None and (not cited or not _counts(plain, mention)):
+        stated = _counts(plain, mention) or _assigned(plain, mention)
+        if small and mention.pair is None and (not cited or not stated):
             continue  # "0–1 分", "第 2 条", a list's own count: no claim about the paper
         found.append(mention)
     return found
@@ -200,17 +218,112 @@ def _counts(plain: str, mention: NumberMention) -> bool:
     return mention.words or bool(_MEASURE_AFTER.match(plain[mention.end : mention.end + 12]))
 
 
+_LIST_END = re.compile(r"[，,；;。！？!?：:\n]")
+_LAST_JOIN = re.compile(r"(?:和|与|及|以及|\band\b|\bor\b)")
+
+
+def _items(text: str) -> int:
+    """How many items "A、B、C" / "A、B 和 C" lists (brackets' insides not counted); 0 when
+    it is no list."""
+    depth, separators, last = 0, 0, 0
+    for position, char in enumerate(text):
+        if char in "(（[【":
+            depth += 1
+        elif char in ")）]】":
+            depth = max(0, depth - 1)
+        elif char == "、" and depth == 0:
+            separators += 1
+            last = position
+    if not separators:
+        return 0
+    return separators + 1 + bool(_LAST_JOIN.search(text[last:]))
+
+
+def listed_count(plain: str, number: NumberMention) -> bool:
+    """A count of what the sentence lists itself: "在 10%、15%、20% 三种规模上", "三种粒度：
+    tiny、short、long" — the digest counting its own list, which the items' own citations
+    carry (a wrong count of the list is still a wrong count)."""
+    if number.unit or number.scale != 1.0 or number.pair is not None or number.decimals:
+        return False
+    if not 2 <= number.value <= 20 or not _counts(plain, number):
+        return False
+    before = plain[: number.start]
+    edge = max((m.end() for m in _LIST_END.finditer(before)), default=0)
+    if _items(before[edge:]) == number.value:
+        return True
+    after = re.match(r"^[^，,；;。：:（(]{0,12}[：:（(]([^）)；;。]*)", plain[number.end :])
+    return after is not None and _items(after.group(1)) == number.value
+
+
+_COUNTED_THING = re.compile(
+    r"^\s?(?:[个篇项种类次条名位组轮步层份例场套款家所人道题张幅段])?\s?"
+    r"([\u4e00-\u9fffA-Za-z-]{1,8})"
+)
+
+
+def counted_things(plain: str, numbers: Sequence[NumberMention]) -> list[tuple[float, str]]:
+    """(value, what it counts) of each count among ``numbers``: "三个 AI 支持组件" →
+    (3, "ai支持组件"): the words after the measure word, spaces dropped."""
+    found = []
+    for number in numbers:
+        if number.unit or number.pair is not None or number.decimals or not _counts(plain, number):
+            continue
+        thing = _COUNTED_THING.match(plain[number.end : number.end + 16].replace(" ", ""))
+        if thing:
+            found.append((number.value, thing.group(1).lower()))
+    return found
+
+
+def _restated(plain: str, number: NumberMention, paper: str, sources: Sources) -> bool:
+    """A count the digest traced for this paper in another claim, the same number of the
+    same thing ("三个 AI 支持组件 [E41]" … later "三个组件"): restated, not new."""
+    mine = counted_things(plain, [number])
+    if not mine:
+        return False
+    _, thing = mine[0]
+    head = thing[:2]
+    return any(
+        value == number.value and (head in other or other[:2] in thing)
+        for value, other in sources.counted.get(paper, ())
+    )
+
+
+def _assigned(plain: str, mention: NumberMention) -> bool:
+    """A small integer written with its sign ("k=-3", "+2"): a value of the paper, not a
+    list's own numbering (unsigned settings such as "n=3" name the example, as labels do)."""
+    return mention.negative or mention.text.lstrip()[:1] in "+＋"
+
+
 def _clause_of(text: str, position: int) -> str:
     """The comma clause of ``text`` that holds ``position``."""
     edges = [0, *(m.end() for m in _CLAUSE_EDGE.finditer(text)), len(text)]
     return next((text[a:b] for a, b in itertools.pairwise(edges) if a <= position < b), text)
 
 
+# A sentence that names a spread speaks of spreads from there on: in "自报的标准差是 0.08，
+# 实测只有 0.01" both numbers are standard deviations (the table's "± 0.08", "± 0.01").
+_SPREAD = re.compile(
+    r"标准差|标准误|方差|\bs\.d\.|\bstd\b|\bSD\b|standard (?:deviation|error)s?",
+    re.IGNORECASE,
+)
+
+
+def _as_spreads(plain: str, found: list[NumberMention]) -> list[NumberMention]:
+    spread = _SPREAD.search(plain)
+    if spread is None:
+        return found
+    return [
+        with_kind(m, "error") if m.kind == "value" and m.start >= spread.start() else m
+        for m in found
+    ]
+
+
 def _read_numbers(plain: str, section: str) -> list[NumberMention]:
     """The number grammar over a claim; a results row cell by cell (a cell that is only
-    "(0.0102)" is a standard error, as in the paper's table)."""
+    "(0.0102)" is a standard error, as in the paper's table); numbers said after a spread
+    word are spreads."""
     if section != "results" or " | " not in plain:
-        return find_numbers(plain)
+        return _as_spreads(plain, find_numbers(plain))
     found: list[NumberMention] = []
     offset = 0
     for cell in plain.split(" | "):
@@ -272,7 +385,20 @@ def _agrees(claimed: Direction | None, found: Direction | None, context: str = "
 
 # ------------------------------------------------------------------- names
 def _unit_keys(unit: Unit) -> str:
-    return name_key(" ".join((unit.text, unit.context, unit.row_label, unit.column_label)))
+    text = " ".join((unit.text, unit.context, unit.row_label, unit.column_label))
+    return name_key(spelled_lists(text))
+
+
+def _aliases(plain: str, names: Sequence[Name]) -> dict[str, str]:
+    """ "Kramer（Cramer）", "CRLC (Clearinghouse)": a name in brackets right after a name is
+    the same thing said another way; either found will do for both (key → other key)."""
+    pairs: dict[str, str] = {}
+    for first, second in itertools.pairwise(names):
+        gap = plain[first.end : second.start]
+        if re.fullmatch(r"\s?[(（]\s?", gap) and re.match(r"\s?[)）]", plain[second.end :]):
+            a, b = name_key(first.text), name_key(second.text)
+            pairs[a], pairs[b] = b, a
+    return pairs
 
 
 def _name_findings(
@@ -282,31 +408,53 @@ def _name_findings(
     cited = " ".join(_unit_keys(unit) for _, unit in claim.units)
     papers = {paper for paper, _ in claim.units}
     relevant = [indexes[p] for p in papers if p in indexes]
+    aliases = _aliases(claim.plain, [*claim.names, *claim.others])
+
+    def fine(part: str, key: str) -> bool:
+        return (
+            not key
+            or key in sources.allowed_names
+            or key in KIND_TERMS
+            or key in cited
+            or any(len(key) >= 4 and key in _unit_keys(u) for _, u in claim.units)
+            or any(index.generic(part) for index in relevant)
+        )
+
     for name in claim.names:
+        for part in name_parts(name.text):
+            key = name_key(part)
+            if fine(part, key) or fine(part, aliases.get(key, "")) and key in aliases:
+                continue
+            other_row = _label_elsewhere(key, claim.units, indexes)
+            if other_row:
+                findings.append(Finding("name", f"{part} is {other_row}, not the cited cell's"))
+            elif not any(index.mentions_name(key) for index in relevant):
+                if key in aliases and any(index.mentions_name(aliases[key]) for index in relevant):
+                    continue
+                findings.append(Finding("name", f"{part} is not in the paper"))
+            else:
+                cited_ids = ", ".join(u.id for _, u in claim.units)
+                findings.append(Finding("name", f"{part} is not in the cited units ({cited_ids})"))
+    for name in [*claim.names, *claim.others]:
+        # "(Laine et al. 2024)": which work the claim is about is what the cited units name
         key = name_key(name.text)
-        if not key or key in sources.allowed_names or key in cited:
-            continue
-        if any(len(key) >= 4 and key in _unit_keys(u) for _, u in claim.units):
-            continue
-        if any(index.generic(name.text) for index in relevant):
-            continue
-        other_row = _label_elsewhere(key, claim.units, indexes)
-        if other_row:
-            findings.append(Finding("name", f"{name.text} is {other_row}, not the cited cell's"))
-        elif not any(index.mentions_name(key) for index in relevant):
-            findings.append(Finding("name", f"{name.text} is not in the paper"))
-        else:
-            cited_ids = ", ".join(u.id for _, u in claim.units)
-            findings.append(Finding("name", f"{name.text} is not in the cited units ({cited_ids})"))
+        if _WORK_CITED.match(claim.plain[name.end : name.end + 12]) and key not in cited:
+            findings.append(Finding("name", f"{name.text} et al. is not in the cited units"))
     for name in claim.others:  # said of the paper, though not of a number: must exist in it
-        key = name_key(name.text)
-        if (
-            key
-            and key not in sources.allowed_names
-            and not any(index.mentions_name(key) for index in relevant)
-        ):
-            findings.append(Finding("name", f"{name.text} is not in the paper"))
+        for part in name_parts(name.text):
+            key = name_key(part)
+            if (
+                key
+                and key not in sources.allowed_names
+                and key not in KIND_TERMS
+                and not any(index.mentions_name(key) for index in relevant)
+                and not any(index.mentions_name(aliases.get(key, "")) for index in relevant)
+            ):
+                findings.append(Finding("name", f"{part} is not in the paper"))
     return findings
+
+
+_WORK_CITED = re.compile(r"\s*(?:et al\b|等人?(?:\s*[(（]?\s*(?:19|20)\d\d))", re.IGNORECASE)
 
 
 def _label_elsewhere(
@@ -421,7 +569,361 @@ def _match(a: str, b: str) -> bool:
     return bool(a and b) and (a == b or (len(a) >= 4 and a in b) or (len(b) >= 4 and b in a))
 
 
+# ------------------------------------------------------------------- orders and polarity
+# "A 高于 B" said of two numbers: the cue between them says which is larger.
+_THAN = re.compile(
+    r"(?P<up>高于|大于|多于|超过|优于|好于|胜过|强于|快于|陡于|长于|领先于?|"
+    r"\b(?:higher|greater|larger|more|better|faster|steeper|longer|stronger) than|"
+    r"\bexceed(?:s|ed|ing)?\b|\boutperform\w*|\bbeat(?:s|ing)?\b|\bsurpass\w*)"
+    r"|(?P<down>低于|小于|少于|不如|不及|劣于|差于|逊于|弱于|慢于|短于|落后于?|"
+    r"\b(?:lower|smaller|less|fewer|worse|slower|shorter|weaker) than|\bunderperform\w*|"
+    r"\btrail(?:s|ed|ing)?\b)",
+    re.IGNORECASE,
+)
+_MERIT_THAN = re.compile(r"优于|好于|胜过|强于|不如|劣于|差于|逊于|领先|落后|better|worse|"
+                         r"outperform|underperform|beat|surpass|trail", re.IGNORECASE)  # fmt: skip
+_BOUND_THAN = re.compile(r"大于|小于|多于|少于|超过|more|less|fewer|greater", re.IGNORECASE)
+_BREAK = re.compile(r"[，；;。!?！？|\n]|,(?!\d{3})")
+
+
+def _spans(plain: str) -> list[tuple[int, int]]:
+    edges = [0, *(m.end() for m in _BREAK.finditer(plain)), len(plain)]
+    return list(itertools.pairwise(edges))
+
+
+def _levels_of(plain: str) -> list[NumberMention]:
+    return [m for m in find_numbers(plain) if m.kind == "value" and not m.in_name]
+
+
+def _number_after_name(plain: str, name: Name, names: Sequence[Name],
+                       levels: Sequence[NumberMention]) -> NumberMention | None:  # fmt: skip
+    """The number the claim gives ``name`` elsewhere ("未微调 GPT-4o 0.69 | …，高于未微调
+    GPT-4o": the 0.69)."""
+    key = name_key(name.text)
+    for other in names:
+        if other is name or name_key(other.text) != key:
+            continue
+        after = next((m for m in levels if other.end <= m.start <= other.end + 3), None)
+        if after is not None:
+            return after
+    return None
+
+
+def _ordered_numbers(claim: _Claim, names: Sequence[Name]) -> tuple[list[Finding], set[int]]:
+    """A than-comparison between two of the claim's own numbers ("精度 0.95 还略高于 GPT-4o
+    的 0.96", "左侧 α=0.638，陡于右侧 α=0.694"): the larger must be the one said to be higher.
+    Returns the findings and the cue positions it decided."""
+    plain = claim.plain
+    levels = _levels_of(plain)
+    spans = _spans(plain)
+    findings: list[Finding] = []
+    decided: set[int] = set()
+    for cue in _THAN.finditer(plain):
+        if _NEGATED.search(plain[max(0, cue.start() - 6) : cue.start()]):
+            continue
+        index = next(i for i, (a, b) in enumerate(spans) if a <= cue.start() < b)
+        start, end = spans[index]
+        before = [m for m in levels if start <= m.start < cue.start()]
+        if not before and index and len(plain[start : cue.start()].strip()) <= 3:
+            previous = spans[index - 1]
+            before = [m for m in levels if previous[0] <= m.start < previous[1]]
+        after = [m for m in levels if cue.end() <= m.start < end]
+        right = after[0] if after else None
+        bound = right is not None and not plain[cue.end() : right.start].strip()
+        if bound and _BOUND_THAN.search(cue.group(0)):
+            continue  # "超过 1,000", "more than 3": a bound, not a comparison
+        if right is None:
+            name = next((n for n in names if cue.end() <= n.start < end), None)
+            right = _number_after_name(plain, name, names, levels) if name else None
+        if not before or right is None:
+            continue
+        left = before[-1]
+        if left is right or left.unit != right.unit:
+            continue
+        a, b = left.value * left.scale, right.value * right.scale
+        a, b = -a if left.negative else a, -b if right.negative else b
+        if a == b:
+            continue
+        sign = 1 if cue.lastgroup == "up" else -1
+        if _MERIT_THAN.search(cue.group(0)):
+            context = plain + " " + " ".join(u.column_label or u.text for _, u in claim.units)
+            sign = -sign if lower_is_better(context) else sign
+        decided.add(cue.start())
+        if (a > b) != (sign > 0):
+            side = "above" if sign > 0 else "below"
+            findings.append(Finding("comparison", f"{left.text} is not {side} {right.text}"))
+    return findings, decided
+
+
+_BOUND_WORD = re.compile(r"不到|不及|超过|大于|小于|多于|少于|more|less|fewer|up|down",
+                         re.IGNORECASE)  # fmt: skip
+_NEGATED = re.compile(r"(?:不|没有|没|未|并非|not|never|n't)\s*$", re.IGNORECASE)
+
+
+def _polarity_findings(
+    claim: _Claim, names: Sequence[Name], compared: Sequence[Comparison], decided: set[int]
+) -> list[Finding]:
+    """A direction the claim states in words, of no number of its own ("振幅幂律增长", "周期
+    缩短", "与实际风险行为负相关", "不如基线"), against the cited sentences' own cues: when
+    they speak on that axis only the other way, the claim reverses them. A merit cue of a
+    metric whose better side is unknown constrains no value direction (and the reverse)."""
+    plain = claim.plain
+    numbers = find_numbers(plain)
+    named = {c.cue_start for c in compared}
+    evidence: set[tuple[str, int]] = set()
+    for _, unit in claim.units:
+        if unit.kind != "sentence" or unit.quoted:
+            continue
+        for start, end, axis, sign in cues(unit.text):
+            evidence |= _readings(unit.text, start, end, axis, sign, lenient=True)
+    findings: list[Finding] = []
+    for start, end, axis, sign in cues(plain):
+        if start in named or start in decided or any(n.start <= start < n.end for n in names):
+            continue
+        if _BOUND_WORD.fullmatch(plain[start:end]):
+            continue  # "看不到", "超过" of no number: no direction of a quantity
+        if any(_tied(plain, start, end, m) for m in numbers):
+            continue  # the number's own direction: the quantity check reads it
+        mine = _readings(plain, start, end, axis, sign, lenient=False)
+        axes = {a for a, _ in mine}
+        if any(a in axes for a, _ in evidence) and not mine & evidence:
+            findings.append(Finding("direction", f"“{plain[start:end]}”: the cited units say the "
+                                    "opposite"))  # fmt: skip
+    return findings
+
+
+def _readings(
+    text: str, start: int, end: int, axis: str, sign: int, *, lenient: bool
+) -> set[tuple[str, int]]:
+    """What a cue says, on its own axis and, where the metric around it says which way is
+    better ("降低错误率" is a merit gain), on the other. Evidence is read ``lenient``ly: a
+    merit cue of a metric whose better side is unknown may be either value direction."""
+    found = {(axis, sign)}
+    if axis == "correlation":
+        return found
+    metric = metric_direction(text[max(0, start - 16) : end + 16])
+    other = "merit" if axis == "value" else "value"
+    if metric:
+        found.add((other, sign * metric))
+    elif lenient and axis == "merit":
+        found |= {(other, 1), (other, -1)}
+    return found
+
+
+def _tied(plain: str, start: int, end: int, number: NumberMention) -> bool:
+    """Whether the cue at [start, end) gives ``number`` its direction (it sits right before
+    the number in its clause, or right after it)."""
+    if end <= number.start <= end + 14:
+        return not _BREAK.search(plain[end : number.start])
+    return number.end <= start <= number.end + 6 and not _BREAK.search(plain[number.end : start])
+
+
+# ------------------------------------------------------------------- dimensionality
+# "一维 NLSE" / "one-dimensional", "2D": a number of dimensions, which the number grammar
+# leaves alone (三维 is mostly a word); checked where the cited units state one.
+_CLAIM_DIMENSION = re.compile(r"(?<![\d+])(?P<n>[一二两三四1-4])\s?维(?!度|持|护)")
+_UNIT_DIMENSION = re.compile(
+    r"\b(?P<word>one|two|three|four|[1-4])[- ]dimensional\b|\b(?P<short>[1-4])-?D\b", re.IGNORECASE
+)
+_DIMENSIONS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "one": 1, "two": 2, "three": 3,
+               "four": 4}  # fmt: skip
+
+
+def _dimension_findings(claim: _Claim) -> list[Finding]:
+    stated = {
+        _DIMENSIONS.get(raw.lower()) or int(raw)
+        for _, unit in claim.units
+        for match in _UNIT_DIMENSION.finditer(unit.text)
+        for raw in [match.group("word") or match.group("short")]
+    }
+    findings = []
+    for match in _CLAIM_DIMENSION.finditer(claim.plain):
+        raw = match.group("n")
+        value = _DIMENSIONS.get(raw) or int(raw)
+        if stated and value not in stated:
+            said = "/".join(str(d) for d in sorted(stated))
+            findings.append(Finding("quantity", f"{match.group(0)}: the cited units say {said}-D"))
+    return findings
+
+
 # ------------------------------------------------------------------- one claim
+Options = list[tuple[str, Unit, NumberMention]]
+
+
+def _computed(
+    number: NumberMention, plain: str, units: Sequence[tuple[str, Unit]]
+) -> tuple[str, Direction | None] | None:
+    """The two cited levels ``number`` is computed from, when it says it is a change, a
+    ratio or a share of something ("不到安全代码模型的一半"); a level such as "k=-2" is never
+    a difference of two other numbers."""
+    allowed = computations(plain, number)
+    if not (is_change(plain, number) or number.unit == "x"):
+        of = re.search(
+            r"(?:的|\bof)\s*[约近~≈]?\s*$", plain[max(0, number.start - 6) : number.start]
+        )
+        if "share" not in allowed or of is None:
+            return None
+        allowed = ("share",)
+    return derived(number, units, allowed)
+
+
+def _assign(
+    candidates: list[tuple[NumberMention, Options]],
+    plain: str,
+    units: Sequence[tuple[str, Unit]],
+    support: list[tuple[str, str, str]],
+) -> list[NumberMention]:
+    """``assign``, where a number the cited values also give as a difference or ratio may
+    rest on that computation and leave a stated number to the claim that states it ("差值
+    0.3778 正对应 37.78%": the 0.3778 is computed, the 37.78% is the paper's)."""
+    found: list[tuple[str, str, str]] = []
+    left = assign(candidates, found)
+    if left:
+        computed = {id(n): _computed(n, plain, units) for n, _ in candidates}
+        rest = [(n, options) for n, options in candidates if computed[id(n)] is None]
+        trial: list[tuple[str, str, str]] = []
+        still = assign(rest, trial)
+        if len(rest) < len(candidates) and len(still) < len(left):
+            for number, _ in candidates:
+                result = computed[id(number)]
+                if result is not None:
+                    where = next(p for p, u in units if u.id == result[0])
+                    trial.append((number.text, where, result[0]))
+            found, left = trial, still
+    support += found
+    return left
+
+
+def _typed_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[Finding]:
+    """ "0.5798，比 0.2020 相对提升 37.78%": a change the claim calls relative (or absolute)
+    must be that computation of the two levels the claim itself states."""
+    findings = []
+    for number in numbers:
+        clause = plain[max(0, number.start - 16) : number.start]
+        if not (RELATIVE_WORD.search(clause) or ABSOLUTE_WORD.search(clause)):
+            continue
+        cell = plain.rfind(" | ", 0, number.start) + 1  # the levels it is computed from: before it
+        levels = [
+            m
+            for m in numbers
+            if cell <= m.start < number.start
+            and m.value != number.value
+            and not is_change(plain, m)
+            and not _assigned(plain, m)  # a signed number is a change
+            and m.kind == "value"
+            and m.pair is None
+        ]
+        pairs = [
+            (a, b)
+            for a, b in itertools.combinations(levels, 2)
+            if a.unit == b.unit and a.dimension == b.dimension
+        ]
+        allowed = computations(plain, number)
+        if pairs and not any(derives(number, a.value, b.value, a.unit, allowed) for a, b in pairs):
+            kind = "relative" if "relative" in allowed else "absolute"
+            findings.append(Finding("quantity", f"{number.text} is not the {kind} change of "
+                                    "the levels the claim states"))  # fmt: skip
+    return findings
+
+
+_SOURCE = re.compile(
+    r"\b(?P<kind>Figure|Fig\.|Table|Tab\.)\s*(?P<n>\d+)|(?P<cn>[图表])\s*(?P<m>\d+)",
+    re.IGNORECASE,
+)
+
+
+def _named_source(plain: str, number: NumberMention) -> str:
+    """The figure or table the claim says ``number`` comes from ("Figure 10 图注写 … C=…",
+    "正文和 Table 1 写 8.189×10⁻⁴"): the last one named in the number's clause before it, as
+    a unit's location spells it ("Figure 10", "Table 1"); "" when none is named."""
+    edge = max((m.end() for m in _BREAK.finditer(plain[: number.start])), default=0)
+    named = list(_SOURCE.finditer(plain[edge : number.start]))
+    if not named:
+        return ""
+    last = named[-1]
+    if last.group("cn"):
+        return f"{'Figure' if last.group('cn') == '图' else 'Table'} {last.group('m')}"
+    kind = "Figure" if last.group("kind").lower().startswith("fig") else "Table"
+    return f"{kind} {last.group('n')}"
+
+
+def _quantity_findings(
+    claim: _Claim, compared: Sequence[Comparison], support: list[tuple[str, str, str]],
+    paper: str, sources: Sources,
+) -> list[Finding]:  # fmt: skip
+    """Each claimed number against the cited units: stated (one evidence number each, a
+    change by a change), computed from two cited levels, or a count the digest makes."""
+    plain, units = claim.plain, claim.units
+    findings: list[Finding] = []
+    candidates: list[tuple[NumberMention, Options]] = []
+    for number in claim.numbers:
+        # in "B trails A by 37.78%" the number's direction is the comparison's, whose order
+        # the comparison check reads; on its own it would read as the evidence's opposite
+        claimed = None if compared else direction_of(plain, number.start, number.end)
+        matched: Options = [
+            (where, unit, mention)
+            for where, unit in units
+            for mention in unit.evidence
+            if supports(number, mention, cell=unit.kind == "cell")
+        ]
+        source = _named_source(plain, number)
+        if source and any(u.location == source for _, u in units):
+            # "Figure 10 图注写 C=8.189×10⁻⁴": the number is what that cited source states
+            own = [m for m in matched if m[1].location == source]
+            elsewhere = [m for m in matched if _SOURCE.match(m[1].location)]
+            if elsewhere and not own:  # found only in another figure or table
+                findings.append(Finding("quantity", f"{number.text} is not what the cited "
+                                        f"{source} states"))  # fmt: skip
+                continue
+            matched = own or matched
+        levels_only = False
+        if matched and is_change(plain, number):
+            changes = [m for m in matched if states_change(m[1], m[2])]
+            levels_only, matched = not changes, changes
+        if not matched and units and (
+            listed_count(plain, number) or _restated(plain, number, paper, sources)
+            or counted_by_citation(number, units)
+        ):  # fmt: skip
+            support.append((number.text, units[0][0], units[0][1].id))
+            continue
+        if not matched:
+            computed = _computed(number, plain, units)
+            if computed is not None:
+                unit_id, direction = computed
+                if not _agrees(claimed, direction):
+                    findings.append(Finding("direction", f"{number.text}: the cited {unit_id} "
+                                            "moves the other way"))  # fmt: skip
+                    continue
+                where = next(p for p, u in units if u.id == unit_id)
+                support.append((number.text, where, unit_id))
+                continue
+            if units:
+                cited = ", ".join(u.id for _, u in units)
+                why = " as a change (only as a level)" if levels_only else ""
+                findings.append(Finding("quantity", f"{number.text} is not in {cited}{why}"))
+            continue
+        agreeing = [
+            m
+            for m in matched
+            if _agrees(
+                claimed, _evidence_direction(m[1], m[2]), f"{plain} {m[1].text} {m[1].context}"
+            )
+            and _sign_agrees(number, m[1], m[2])
+        ]
+        if not agreeing:
+            findings.append(
+                Finding("direction", f"{number.text}: the cited {matched[0][1].id} says the "
+                        "opposite direction")
+            )  # fmt: skip
+            continue
+        candidates.append((number, agreeing))
+    findings += [
+        Finding("quantity", f"{number.text} is claimed more often than the cited units state it")
+        for number in _assign(candidates, plain, units, support)
+    ]
+    return findings + _typed_against_levels(plain, claim.numbers)
+
+
 def check_claim(
     text: str,
     refs: Iterable[Ref],
@@ -441,7 +943,8 @@ def check_claim(
     numbers = claim_numbers(plain, section, bool(refs), sources)
     names = names_in(plain)
     compared = comparisons(plain, names)
-    claim = _Claim(plain, numbers, attached_names(plain, numbers, compared, names))
+    own = section in OWN_SECTIONS
+    claim = _Claim(plain, numbers, attached_names(plain, numbers, compared, names, own=own))
     if section in PAPER_SECTIONS:
         claim.others = [n for n in names if n not in claim.names]
     has_comparison = bool(compared)
@@ -461,55 +964,11 @@ def check_claim(
         else:
             claim.units.append((where, unit))
     support: list[tuple[str, str, str]] = []
-    candidates: list[tuple[NumberMention, list[tuple[str, Unit, NumberMention]]]] = []
-    for number in numbers:
-        # in "B trails A by 37.78%" the number's direction is the comparison's, whose order
-        # the comparison check reads; on its own it would read as the evidence's opposite
-        claimed = None if compared else direction_of(plain, number.start, number.end)
-        matched: list[tuple[str, Unit, NumberMention]] = [
-            (where, unit, mention)
-            for where, unit in claim.units
-            for mention in unit.evidence
-            if supports(number, mention, cell=unit.kind == "cell")
-        ]
-        if not matched and counted_by_citation(number, claim.units):
-            support.append((number.text, claim.units[0][0], claim.units[0][1].id))
-            continue
-        if not matched:
-            computed = derived(number, claim.units)
-            if computed is not None:
-                unit_id, direction = computed
-                if not _agrees(claimed, direction):
-                    findings.append(Finding("direction", f"{number.text}: the cited {unit_id} "
-                                            "moves the other way"))  # fmt: skip
-                    continue
-                where = next(p for p, u in claim.units if u.id == unit_id)
-                support.append((number.text, where, unit_id))
-                continue
-            if claim.units:
-                cited = ", ".join(u.id for _, u in claim.units)
-                findings.append(Finding("quantity", f"{number.text} is not in {cited}"))
-            continue
-        agreeing = [
-            m
-            for m in matched
-            if _agrees(
-                claimed, _evidence_direction(m[1], m[2]), f"{plain} {m[1].text} {m[1].context}"
-            )
-            and _sign_agrees(number, m[1], m[2])
-        ]
-        if not agreeing:
-            findings.append(
-                Finding("direction", f"{number.text}: the cited {matched[0][1].id} says the "
-                        "opposite direction")
-            )  # fmt: skip
-            continue
-        candidates.append((number, agreeing))
-    findings += [
-        Finding("quantity", f"{number.text} is claimed more often than the cited units state it")
-        for number in assign(candidates, support)
-    ]
+    findings += _quantity_findings(claim, compared, support, paper, sources)
     if claim.units:
         findings += _name_findings(claim, sources, sources.papers)
         findings += _comparison_findings(claim)
+        findings += _dimension_findings(claim)
+        ordered, decided = _ordered_numbers(claim, names)
+        findings += ordered + _polarity_findings(claim, names, compared, decided)
     return ClaimCheck(paper, section, plain, refs, tuple(findings), tuple(support), line)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from paperbrief.fulltext.units import UnitIndex, abstract_units, build_units, place_of
 from paperbrief.models import ClaimNote, Digest, Document, PaperBrief, Place, Trace
 from paperbrief.text import find_numbers
-from paperbrief.text.citations import claim_sentences, parse_refs
+from paperbrief.text.citations import Ref, claim_sentences, parse_refs
 from paperbrief.text.names import name_key, names_in
 from paperbrief.write.claims import (
     DAY,
@@ -34,7 +34,15 @@ from paperbrief.write.claims import (
     digest_chunks,
     read_markdown,
 )
-from paperbrief.write.trace import ClaimCheck, Finding, Sources, check_claim
+from paperbrief.write.trace import (
+    OWN_SECTIONS,
+    ClaimCheck,
+    Finding,
+    Sources,
+    check_claim,
+    claim_numbers,
+    counted_things,
+)
 
 __all__ = [
     "ClaimCheck",
@@ -162,25 +170,64 @@ def trace_of(
 
 
 # -------------------------------------------------------------------- checking
-def _claims_of(chunk: Chunk) -> list[tuple[str, tuple]]:  # type: ignore[type-arg]
+_FIGURE_LABEL = re.compile(r"^\s*((?:Figure|Fig\.?)\s*\d+[a-z]?|图\s*\d+)", re.IGNORECASE)
+
+
+def _figure_refs(chunk: Chunk, sources: Sources) -> tuple[Ref, ...]:
+    """A figure caption explains the paper's own caption of the figure it shows: it rests on
+    that caption's units (found by the image's URL, else the "Figure N" it starts with)."""
+    index = sources.papers.get(chunk.paper)
+    if index is None:
+        return ()
+    label = _FIGURE_LABEL.match(chunk.text)
+    keys = [chunk.figure]
+    if label:
+        keys.append("Figure " + re.sub(r"\D", "", label.group(1)))
+    ids = next((index.figures[key] for key in keys if key and key in index.figures), ())
+    return tuple(Ref(None, unit) for unit in ids)
+
+
+def _claims_of(chunk: Chunk, sources: Sources) -> list[tuple[str, tuple[Ref, ...]]]:
     """(claim text, refs) of a chunk: a results row or a table cell is one claim, prose is
-    cut into sentences."""
+    cut into sentences; an uncited figure caption cites its figure's caption."""
     if chunk.section in ("results", "overview"):
         return [(chunk.text, parse_refs(chunk.text))]
-    return [(s.text, s.refs) for s in claim_sentences(chunk.text)]
+    if chunk.section == "figure" and not parse_refs(chunk.text):
+        return [(chunk.text, _figure_refs(chunk, sources))]
+    inherit = chunk.section not in OWN_SECTIONS
+    return [(s.text, s.refs) for s in claim_sentences(chunk.text, inherit=inherit)]
 
 
 def check_chunks(chunks: Iterable[Chunk], sources: Sources) -> list[ClaimCheck]:
-    """Every claim of ``chunks``, checked (claims that are no claim are left out)."""
-    checks: list[ClaimCheck] = []
-    for chunk in chunks:
-        paper = "" if chunk.paper == DAY else chunk.paper
-        for text, refs in _claims_of(chunk):
-            result = check_claim(text, refs, sources, paper=paper, section=chunk.section,
-                                 line=chunk.line)  # fmt: skip
-            if result is not None:
-                checks.append(result)
-    return checks
+    """Every claim of ``chunks``, checked (claims that are no claim are left out). A count a
+    traced claim states of a paper may be restated in another claim about it: the claims
+    that fail are checked once more knowing those counts."""
+    claims = [
+        ("" if chunk.paper == DAY else chunk.paper, chunk, text, refs)
+        for chunk in chunks
+        for text, refs in _claims_of(chunk, sources)
+    ]
+
+    def check(paper: str, chunk: Chunk, text: str, refs: tuple[Ref, ...],
+              using: Sources) -> ClaimCheck | None:  # fmt: skip
+        return check_claim(text, refs, using, paper=paper, section=chunk.section,
+                           line=chunk.line)  # fmt: skip
+
+    results = [check(*claim, sources) for claim in claims]
+    counted: dict[str, list[tuple[float, str]]] = {}
+    for result in results:
+        if result is not None and result.traced and result.paper:
+            numbers = claim_numbers(result.text, result.section, bool(result.refs), sources)
+            counted.setdefault(result.paper, []).extend(counted_things(result.text, numbers))
+    if counted and any(r is not None and not r.traced for r in results):
+        knowing = dataclasses.replace(
+            sources, counted={paper: tuple(found) for paper, found in counted.items()}
+        )
+        results = [
+            check(*claim, knowing) if result is not None and not result.traced else result
+            for claim, result in zip(claims, results, strict=True)
+        ]
+    return [result for result in results if result is not None]
 
 
 def _report(

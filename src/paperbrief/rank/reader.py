@@ -1,0 +1,221 @@
+"""What the ranking knows about the reader beyond the profile, as one value.
+
+``Reader`` carries, for one ranked day: the taste block the judge reads (``rank.taste_block``),
+the fusion weights learned from the reader's feedback (``rank.fusion``) and each tier's star
+calibration (``rank.calibrate``). ``reader_for`` builds it from plain values, so the daily run
+(from the store) and the evaluation (from its walk-forward replay) build it the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Protocol
+
+from paperbrief.models import Paper, ScoredPaper
+from paperbrief.profile import Profile
+from paperbrief.rank.calibrate import Calibration, anchored, cheap_default, judge_default
+from paperbrief.rank.core import rank_papers
+from paperbrief.rank.embed import Embedder
+from paperbrief.rank.feedback import (
+    SIGNAL_WEIGHTS,
+    FeedbackLog,
+    PaperArchive,
+    latest_signals,
+    load_feedback,
+    taste_model,
+)
+from paperbrief.rank.fusion import Evidence, Fusion, learn_fusion
+from paperbrief.rank.imported import rating_of
+from paperbrief.rank.reference import ListingArchive, Reference, reference_for
+from paperbrief.rank.taste import TasteModel
+from paperbrief.rank.taste_block import NO_FEEDBACK, TasteExamples, render_taste, taste_examples
+from paperbrief.records import FeedbackEvent, PaperJudgement
+
+
+@dataclass(frozen=True)
+class Calibrations:
+    judged: Calibration = field(default_factory=judge_default)
+    screened: Calibration = field(default_factory=judge_default)
+    cheap: Calibration = field(default_factory=lambda: cheap_default(4, 450.0))
+
+
+@dataclass(frozen=True)
+class Reader:
+    taste: str = NO_FEEDBACK
+    fusion: Fusion = field(default_factory=Fusion)
+    calibrations: Calibrations = field(default_factory=Calibrations)
+    evidence: int = 0  # papers with feedback and scores behind the fusion and calibration
+
+
+def reader_for(
+    profile: Profile,
+    reference: Reference,
+    evidence: Sequence[Evidence] = (),
+    examples: TasteExamples | None = None,
+) -> Reader:
+    """The reader of one day: ``evidence`` are earlier days' papers with feedback (their
+    scores as they stood on their own day), ``examples`` the taste list for the judge."""
+    fusion = learn_fusion(evidence)
+    kept = [e for e in evidence if e.kept]
+
+    def ratings(rows: Sequence[Evidence]) -> list[int]:
+        return [e.rating for e in rows if e.rating is not None]
+
+    size = reference.mean_day_size if reference.papers else 450.0
+    cheap = anchored(cheap_default(profile.picks_per_day, size), [e.percentile for e in kept],
+                     ratings(kept))  # fmt: skip
+    judged_rows = [e for e in kept if e.judge is not None]
+    judged = anchored(
+        judge_default(),
+        [fusion.judged(e.judge, e.cheap) for e in judged_rows if e.judge is not None],
+        ratings(judged_rows),
+    )
+    screened_rows = [e for e in kept if e.screen is not None]
+    screened = anchored(
+        judge_default(),
+        [fusion.screened(e.screen, e.cheap) for e in screened_rows if e.screen is not None],
+        ratings(screened_rows),
+    )
+    taste = render_taste(examples) if examples is not None else NO_FEEDBACK
+    return Reader(taste, fusion, Calibrations(judged, screened, cheap), len(evidence))
+
+
+# ------------------------------------------------------------- from the stored history
+class ScoreArchive(Protocol):
+    """Stored rankings (the store's ``rankings`` part implements it)."""
+
+    def components_of(
+        self, paper_ids: Iterable[str]
+    ) -> dict[str, tuple[str, dict[str, float]]]: ...
+
+
+class JudgementArchive(Protocol):
+    """Stored judge answers (the store's ``verdicts`` part implements it)."""
+
+    def of_papers(self, paper_ids: Iterable[str]) -> dict[str, PaperJudgement]: ...
+
+
+def gather_evidence(
+    events: Sequence[FeedbackEvent],
+    scores: ScoreArchive,
+    judgements: JudgementArchive,
+    listing_day: date,
+) -> list[Evidence]:
+    """The reader's evidence for ranking ``listing_day``: every paper with a standing signal
+    that was ranked on an earlier listing day, with its cheap score and percentile as they
+    stood on that day and what the judge said about it then (its verdict's and its screen's
+    relevance), and the reader's own stars when a note carries them."""
+    standing = latest_signals((e.paper_id, e.signal, e.created_at) for e in events)
+    notes = {e.paper_id: e.note for e in events if e.note}
+    ranked = scores.components_of(standing)
+    judged = judgements.of_papers(standing)
+    cutoff = listing_day.isoformat()
+    evidence = []
+    for paper_id, (signal, _) in standing.items():
+        day, components = ranked.get(paper_id, ("", {}))
+        if not day or day >= cutoff or "cheap" not in components:
+            continue
+        judgement = judged.get(paper_id)
+        same_day = judgement is not None and judgement.day == day
+        evidence.append(
+            Evidence(
+                day=day,
+                kept=SIGNAL_WEIGHTS[signal][0] == 1,
+                cheap=float(components["cheap"]),
+                percentile=float(components.get("percentile", 0.0)),
+                screen=judgement.screen if same_day and judgement else None,
+                judge=judgement.judge if same_day and judgement else None,
+                rating=rating_of(notes.get(paper_id)),
+            )
+        )
+    return evidence
+
+
+class DayArchive(ListingArchive, PaperArchive, Protocol):
+    """Stored listings and papers (the store's ``listings`` part implements it)."""
+
+
+@dataclass(frozen=True)
+class DayReader:
+    """Everything about the reader that ranks one listing day."""
+
+    reference: Reference
+    taste: TasteModel
+    reader: Reader
+    fingerprint: str  # changes whenever the feedback or the reference does
+
+
+class ReaderArchive(Protocol):
+    """What the store keeps about the reader and their days (a ``Store`` is one)."""
+
+    @property
+    def listings(self) -> DayArchive: ...
+
+    @property
+    def feedback(self) -> FeedbackLog: ...
+
+    @property
+    def rankings(self) -> ScoreArchive: ...
+
+    @property
+    def verdicts(self) -> JudgementArchive: ...
+
+
+def reader_of_day(
+    archive: ReaderArchive,
+    embedder: Embedder,
+    profile: Profile,
+    listing_day: date,
+    before: str | None = None,
+    log: FeedbackLog | None = None,
+) -> DayReader:
+    """The reader as the store knows them for ranking ``listing_day``: the reference, the
+    learned taste, the taste block and the fusion and calibration learned from their
+    feedback (recorded before ``before``, an ISO timestamp; None: all of it, so a rating
+    given a minute ago counts), from ``log`` (one reader's: ``store.feedback.of``; None: the
+    archive's whole feedback). The one path from stored history to a day's ranking, for the
+    daily run and the evaluation (which passes the ranked day, so nothing later leaks in)."""
+    log = archive.feedback if log is None else log
+    listings = archive.listings
+    events = list(log.events(before))
+    reference = reference_for(listings, profile, listing_day)
+    taste = load_feedback(log, listings, embedder, profile.rank, before=before, today=listing_day)
+    papers = listings.papers(dict.fromkeys(e.paper_id for e in events))
+    examples = taste_examples(events, papers, embedder)
+    evidence = gather_evidence(events, archive.rankings, archive.verdicts, listing_day)
+    reader = reader_for(profile, reference, evidence, examples)
+    digest = hashlib.sha256()
+    for event in events:
+        digest.update(f"{event.paper_id}|{event.signal}|{event.created_at}|{event.note}\n".encode())
+    digest.update(("|".join(reference.days) + f"|{len(reference.papers)}").encode())
+    return DayReader(reference, taste, reader, f":reader:{digest.hexdigest()[:12]}")
+
+
+def cold_reader(
+    listings: ListingArchive, embedder: Embedder, profile: Profile, listing_day: date
+) -> DayReader:
+    """The reader of a day with no feedback counted: the reference and the profile's
+    defaults alone (an evaluation without history, or a day ranked without the embedding
+    model, where the learned taste cannot be read)."""
+    reference = reference_for(listings, profile, listing_day)
+    return DayReader(
+        reference, taste_model(embedder, profile.rank), reader_for(profile, reference), ":cold"
+    )
+
+
+def rank_for(
+    papers: Sequence[Paper], profile: Profile, embedder: Embedder, reader: DayReader
+) -> list[ScoredPaper]:
+    """The cheap ranking of ``papers`` as ``reader`` ranks a day: against its reference,
+    with its learned taste and its cheap-tier star calibration."""
+    return rank_papers(
+        papers,
+        profile,
+        embedder,
+        feedback=reader.taste,
+        reference=reader.reference,
+        calibration=reader.reader.calibrations.cheap,
+    )
