@@ -188,6 +188,14 @@ def test_a_readers_view_reads_only_that_readers_digests_rankings_and_journal(
         mine_order = [s.paper.id for s in mine.rankings.load(listing_day)][:10]
         their_order = [s.paper.id for s in theirs.rankings.load(listing_day)][:10]
         assert mine_order != their_order
+        # the scores a reader learns from (rank.reader.gather_evidence) are their own
+        ids = mine_order + their_order
+        mine_scores = mine.rankings.components_of(ids)
+        their_scores = theirs.rankings.components_of(ids)
+        own = {s.paper.id: s.components for s in mine.rankings.load(listing_day)}
+        assert mine_scores and all(mine_scores[p][1] == dict(own[p]) for p in mine_scores)
+        assert any(mine_scores[p][1] != their_scores[p][1] for p in mine_scores)
+        assert not home.for_reader("nobody").rankings.components_of(ids)
         assert not home.for_reader("nobody").digests.entries()
         assert not home.for_reader("nobody").rankings.days()
 

@@ -161,3 +161,38 @@ def test_a_paper_saved_again_has_one_search_row_also_after_the_upgrade(tmp_path:
         assert store.listings.search("Old") == []
         with store._db.read() as db:
             assert db.execute("SELECT COUNT(*) FROM papers_fts").fetchone()[0] == 2
+
+
+def test_a_store_of_issue_22s_branch_at_version_8_gets_mains_m007_and_m008(tmp_path: Path):
+    """Issue 22's branch before its merge numbered its migrations 7 (feedback.profile,
+    llm_calls.profile, paper_readings) and 8 (search by rowid): such a store ends with
+    main's m007 and m008 as well, and keeps its readings."""
+    from paperbrief.store.schema import m009_readers_and_paper_readings, m010_paper_index_by_rowid
+
+    path = tmp_path / "db.sqlite"
+    connection = sqlite3.connect(path, isolation_level=None)
+    for migration in MIGRATIONS[:6]:
+        migration(connection)
+    connection.executescript(  # the branch's m007 also added feedback.profile
+        "ALTER TABLE feedback ADD COLUMN profile TEXT NOT NULL DEFAULT '';"
+        " CREATE INDEX feedback_profile ON feedback(profile);"
+    )
+    m009_readers_and_paper_readings(connection)
+    m010_paper_index_by_rowid(connection)
+    connection.execute(
+        "INSERT INTO paper_readings VALUES ('2605.00001', 1, 'm', 'zh', 'b', 'body', 'alice', 't')"
+    )
+    connection.execute("PRAGMA user_version=8")
+    connection.close()
+    with open_store(path) as store:
+        assert store.schema_version() == len(MIGRATIONS) == 10
+    connection = sqlite3.connect(path)
+    columns = {
+        table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+        for table in ("runs", "feedback", "judge_verdicts", "judge_screens", "llm_calls")
+    }
+    readings = connection.execute("SELECT count(*) FROM paper_readings").fetchone()[0]
+    connection.close()
+    assert {"pid", "host"} <= columns["runs"] and {"profile", "title"} <= columns["feedback"]
+    assert "relevance" in columns["judge_verdicts"] and "relevance" in columns["judge_screens"]
+    assert "profile" in columns["llm_calls"] and readings == 1

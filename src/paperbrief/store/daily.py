@@ -93,7 +93,7 @@ class Rankings:
 
     def components_of(self, paper_ids: Iterable[str]) -> dict[str, tuple[str, dict[str, float]]]:
         """Each paper's listing day and score components in the latest ranking that holds it
-        (papers never ranked are absent)."""
+        (papers never ranked are absent); a reader's view, in that reader's rankings only."""
         ids = list(dict.fromkeys(paper_ids))
         found: dict[str, tuple[str, dict[str, float]]] = {}
         with self._db.read() as db:
@@ -101,12 +101,13 @@ class Rankings:
                 chunk = ids[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 rows = db.execute(
-                    f"SELECT paper_id, day, components FROM scores WHERE paper_id IN ({marks})"
-                    " ORDER BY rowid",
+                    "SELECT paper_id, day, components, profile_fingerprint FROM scores"
+                    f" WHERE paper_id IN ({marks}) ORDER BY rowid",
                     chunk,
                 ).fetchall()
                 for row in rows:
-                    found[row["paper_id"]] = (row["day"], json.loads(row["components"]))
+                    if self._mine(row["profile_fingerprint"]):
+                        found[row["paper_id"]] = (row["day"], json.loads(row["components"]))
         return found
 
     def days(self) -> list[date]:

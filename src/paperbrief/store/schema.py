@@ -325,15 +325,19 @@ def m007_runs_know_their_process(db: sqlite3.Connection) -> None:
     """Each run records its process (pid, host), so a ``running`` record whose process died
     without finishing (kill -9, out of memory, power loss) is recognised as dead; feedback
     records the profile it was given for ('' = every profile of the home, as before) and the
-    title its source knew (a library import names papers the store has not seen)."""
+    title its source knew (a library import names papers the store has not seen).
+    A store of issue 22's branch before its merge has feedback.profile already (m009)."""
+    profile = ""
+    if "profile" not in _columns(db, "feedback"):
+        profile = """
+        ALTER TABLE feedback ADD COLUMN profile TEXT NOT NULL DEFAULT '';
+        CREATE INDEX feedback_profile ON feedback(profile);"""
     run_script(
         db,
-        """
+        f"""
         ALTER TABLE runs ADD COLUMN pid INTEGER;
         ALTER TABLE runs ADD COLUMN host TEXT;
-        ALTER TABLE feedback ADD COLUMN profile TEXT NOT NULL DEFAULT '';
-        ALTER TABLE feedback ADD COLUMN title TEXT NOT NULL DEFAULT '';
-        CREATE INDEX feedback_profile ON feedback(profile);
+        ALTER TABLE feedback ADD COLUMN title TEXT NOT NULL DEFAULT '';{profile}
         """,
     )
 
@@ -371,11 +375,26 @@ def _columns(db: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
 
 
+def _table_exists(db: sqlite3.Connection, table: str) -> bool:
+    query = "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?"
+    return db.execute(query, (table,)).fetchone() is not None
+
+
 def m009_readers_and_paper_readings(db: sqlite3.Connection) -> None:
     """Several readers in one home (issue 22): LLM calls carry the reader they were made for
     ('' = made without naming one; feedback's reader is m007's ``feedback.profile``), and the
     reader-independent reading of a paper is kept once per paper version, writer model and
-    language, whoever's digest it was first written for."""
+    language, whoever's digest it was first written for.
+
+    Before it merged with main, issue 22's branch numbered this migration 7 and m010 8: a
+    store it made is at version 8 with these tables but without main's m007 and m008. Such
+    a store gets those here instead, so it ends with all four."""
+    if _table_exists(db, "paper_readings"):
+        if not _columns(db, "runs") >= {"pid"}:
+            m007_runs_know_their_process(db)
+        if not _columns(db, "judge_verdicts") >= {"relevance"}:
+            m008_judge_relevance_and_screens(db)
+        return
     run_script(
         db,
         """
