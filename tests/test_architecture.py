@@ -6,7 +6,7 @@ the intended structure hold.
     floor 1  clients           transport, http, llm
     floor 2  storage           store
     floor 3  stages            sources, rank, fulltext, write, render, deliver, library, publish
-    floor 4  composition       services, pipeline
+    floor 4  composition       services, pipeline, lab
     floor 5  faces             cli, web, launch, __main__
 
 A new room must be given a floor here; the arrow count is printed (``-s``) so a change
@@ -30,7 +30,7 @@ FLOORS: dict[str, int] = {
     **dict.fromkeys(
         ["sources", "rank", "fulltext", "write", "render", "deliver", "library", "publish"], 3
     ),
-    **dict.fromkeys(["services", "pipeline"], 4),
+    **dict.fromkeys(["services", "pipeline", "lab"], 4),
     **dict.fromkeys(["cli", "web", "launch", "__main__"], 5),
 }
 STAGES = {room for room, floor in FLOORS.items() if floor == 3}

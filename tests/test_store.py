@@ -100,7 +100,7 @@ def test_a_store_at_version_7_migrates_forward_whichever_m007_it_has(tmp_path: P
     connection.execute("PRAGMA user_version=7")
     connection.close()
     with open_store(path) as store:
-        assert store.schema_version() == len(MIGRATIONS) == 8
+        assert store.schema_version() == len(MIGRATIONS) == 10
     connection = sqlite3.connect(path)
     columns = {
         table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
@@ -135,3 +135,64 @@ def test_a_data_home_that_is_a_file_is_an_error_with_a_hint(tmp_path: Path):
     with pytest.raises(StoreError) as caught:
         open_store(home / "paperbrief.db")
     assert "is a file" in caught.value.message and "PAPERBRIEF_HOME" in caught.value.hint
+
+
+def test_a_paper_saved_again_has_one_search_row_also_after_the_upgrade(tmp_path: Path):
+    path = tmp_path / "db.sqlite"
+    connection = sqlite3.connect(path)
+    for migration in MIGRATIONS[:6]:  # a home with the full-text index of m006
+        migration(connection)
+    connection.execute("PRAGMA user_version=6")
+    connection.execute(
+        "INSERT INTO papers (id, title, authors, abstract, categories, primary_category,"
+        " first_seen, updated) VALUES ('2605.1', 'Old title', '[]', 'repair', '[]', 'cs.SE',"
+        " 'x', 'x')"
+    )
+    connection.execute(  # indexed the old way: the index row's rowid is not the paper's
+        "INSERT INTO papers_fts (rowid, paper_id, title, abstract)"
+        " VALUES (99, '2605.1', 'Old title', 'repair')"
+    )
+    connection.commit()
+    connection.close()
+    with open_store(path) as store:
+        store.listings.save(_listing())  # 2605.1 again, with a new title
+        store.listings.save(_listing())
+        assert [p.title for p in store.listings.search("A")] == ["A"]
+        assert store.listings.search("Old") == []
+        with store._db.read() as db:
+            assert db.execute("SELECT COUNT(*) FROM papers_fts").fetchone()[0] == 2
+
+
+def test_a_store_of_issue_22s_branch_at_version_8_gets_mains_m007_and_m008(tmp_path: Path):
+    """Issue 22's branch before its merge numbered its migrations 7 (feedback.profile,
+    llm_calls.profile, paper_readings) and 8 (search by rowid): such a store ends with
+    main's m007 and m008 as well, and keeps its readings."""
+    from paperbrief.store.schema import m009_readers_and_paper_readings, m010_paper_index_by_rowid
+
+    path = tmp_path / "db.sqlite"
+    connection = sqlite3.connect(path, isolation_level=None)
+    for migration in MIGRATIONS[:6]:
+        migration(connection)
+    connection.executescript(  # the branch's m007 also added feedback.profile
+        "ALTER TABLE feedback ADD COLUMN profile TEXT NOT NULL DEFAULT '';"
+        " CREATE INDEX feedback_profile ON feedback(profile);"
+    )
+    m009_readers_and_paper_readings(connection)
+    m010_paper_index_by_rowid(connection)
+    connection.execute(
+        "INSERT INTO paper_readings VALUES ('2605.00001', 1, 'm', 'zh', 'b', 'body', 'alice', 't')"
+    )
+    connection.execute("PRAGMA user_version=8")
+    connection.close()
+    with open_store(path) as store:
+        assert store.schema_version() == len(MIGRATIONS) == 10
+    connection = sqlite3.connect(path)
+    columns = {
+        table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+        for table in ("runs", "feedback", "judge_verdicts", "judge_screens", "llm_calls")
+    }
+    readings = connection.execute("SELECT count(*) FROM paper_readings").fetchone()[0]
+    connection.close()
+    assert {"pid", "host"} <= columns["runs"] and {"profile", "title"} <= columns["feedback"]
+    assert "relevance" in columns["judge_verdicts"] and "relevance" in columns["judge_screens"]
+    assert "profile" in columns["llm_calls"] and readings == 1

@@ -201,6 +201,30 @@ class Implications:
 
 
 @dataclass(frozen=True)
+class PaperReading:
+    """What a paper does and shows, the same for every reader (issue 22): the deep read's
+    reader-independent half, written once per paper version, writer model and language and
+    kept in the store (``store.readings``); each reader's brief adds its own half to it
+    (``write.llm_writer.brief_from_parts``). Citations stay inline, as the writer gave them."""
+
+    paper_id: str
+    tldr: str = ""
+    problem: str = ""
+    insight: str = ""
+    steps: tuple[str, ...] = ()
+    difference: str = ""
+    results: TableData | None = None
+    result_notes: tuple[str, ...] = ()
+    limitations: tuple[str, ...] = ()
+    open_questions: tuple[str, ...] = ()
+    figure: Figure | None = None
+    direction: str = ""
+    contribution: str = ""
+    text_source: str = "abstract"
+    notes: tuple[str, ...] = ()  # as PaperBrief.notes: how it was read, what the source lacks
+
+
+@dataclass(frozen=True)
 class PaperBrief:
     """Everything the digest says about one pick. Empty fields are left out when rendered."""
 

@@ -301,10 +301,12 @@ def run_day(
     *,
     today: date,
     reporter: Reporter | None = None,
+    listing: Listing | None = None,
 ) -> RunResult:
     """Run the whole pipeline for one day. Raises ``EmptyDay`` when there is nothing to
     publish (``NoAnnouncement``, ``FetchFailed``, ``NothingPassed``) and ``RunInProgress``
-    when another run of the same profile and day holds the lock."""
+    when another run of the same profile and day holds the lock. ``listing`` is the day's
+    listing already at hand (``lab.run_lab`` fetches it once for every reader)."""
     reporter = reporter or QuietReporter()
     day = resolve_day(options, today)
     store.adopt_unnamed(profile.key)
@@ -315,7 +317,7 @@ def run_day(
     try:
         # Locked before fetching: a second run fetches nothing.
         with store.run_lock(day.digest_date, profile.key):
-            result = _run(store, profile, options, services, day, reporter, today)
+            result = _run(store, profile, options, services, day, reporter, today, listing)
             result = replace(result, notes=(*_dead_notes(dead), *result.notes))
     except PaperbriefError as error:
         store.runs.finish(run_id, "failed", error.message)
@@ -339,9 +341,10 @@ def _run(
     day: DayFacts,
     reporter: Reporter,
     today: date,
+    shared: Listing | None = None,
 ) -> RunResult:
     reporter.stage("loading the listing")
-    listing = acquire_listing(store, profile, options, day.listing_day, services)
+    listing = shared or acquire_listing(store, profile, options, day.listing_day, services)
     digest_date = day.digest_date
     paths = publish.output_paths(profile, options.out_dir, digest_date)
 

@@ -119,7 +119,7 @@ class Run:
     finished_at: str | None
     status: str  # running | ok | reused | failed | crashed | interrupted | dead
     detail: str | None
-    profile: str | None = None
+    profile: str | None = None  # the reader it ran for (None: before profiles were kept)
     pid: int | None = None
     host: str | None = None
 

@@ -17,6 +17,9 @@ stage asks which services exist):
 | judge     | ``rank.LLMJudge`` (LLM)                    | ``rank.NoJudge``            |
 | writer    | ``write.LLMWriter`` (LLM), offline fallback | ``write.OfflineWriter``     |
 
+The LLM writer keeps each full text's reader-independent reading in the store
+(``store.readings``), so every reader of the home shares it (``write.shared_read``).
+
 Each strategy knows its own failures and returns its result with the ``Fallback`` that
 says what happened. The CLI, the web UI, tests and benchmarks all build services here.
 
@@ -50,6 +53,7 @@ from paperbrief.store import Store
 from paperbrief.text import arxiv as arxiv_site
 from paperbrief.transport import Deadline, Stop
 from paperbrief.write import LLMWriter, OfflineWriter, Writer
+from paperbrief.write.shared_read import ReadingCache
 
 RESERVE_SHARE = 0.1  # of the run's deadline, kept for the fallbacks and publishing
 MAX_RESERVE_SECONDS = 120.0
@@ -140,11 +144,13 @@ class Services:
     llm: LLMClient | None = None  # when an LLM endpoint is configured
     arxiv: ArxivEndpoints = field(default_factory=ArxivEndpoints)
     deadline: Deadline | None = None  # when network work stops (None: never)
+    readings: ReadingCache | None = None  # papers' shared readings (the store's)
     ranking: ProfileRanking = field(init=False)
     listings: ListingSource = field(init=False)
     fulltext: FullTextReader = field(init=False)
     judge: Judge = field(init=False)
     writer: Writer = field(init=False)
+    owns_http: bool = field(default=True, init=False)  # False: a client shared by the caller
 
     def __post_init__(self) -> None:
         """The one place each part's strategy is chosen (the table above)."""
@@ -159,7 +165,7 @@ class Services:
             ArxivFullText(http, arxiv.html, arxiv.ar5iv, arxiv.pdf) if http else StoredFullText()
         )
         self.judge = LLMJudge(llm) if llm else NoJudge()
-        self.writer = LLMWriter(llm, OfflineWriter()) if llm else OfflineWriter()
+        self.writer = LLMWriter(llm, OfflineWriter(), self.readings) if llm else OfflineWriter()
 
     @classmethod
     def build(
@@ -174,6 +180,7 @@ class Services:
         encoder: TextEncoder | None = None,
         environ: Mapping[str, str] | None = None,
         llm_settings: LLMSettings | None = None,
+        embedder: Embedder | None = None,
         stop: Stop | None = None,
     ) -> Services:
         """The services of one run.
@@ -183,12 +190,15 @@ class Services:
         ``encoder`` is an already loaded embedding model to share (default: load on use);
         without a profile (e.g. `paperbrief read`) the default model, no run deadline, and an
         LLM only when ``llm_settings`` are given (`profile init --from`, before there is a
-        profile). ``stop`` (set by the CLI's SIGINT/SIGTERM handler) ends the run's deadline
-        at once: no request starts after it and those in flight are abandoned.
+        profile); ``embedder`` one shared by several readers (``lab.run_lab``). What is
+        passed in (``http``, ``embedder``) is the caller's to close. ``stop`` (set by the
+        CLI's SIGINT/SIGTERM handler) ends the run's deadline at once: no request starts
+        after it and those in flight are abandoned.
         """
         env = os.environ if environ is None else environ
         model = profile.rank.embedding_model if profile is not None else DEFAULT_MODEL
-        embedder = Embedder(cache=store.embeddings, model_name=model, encoder=encoder)
+        if embedder is None:
+            embedder = Embedder(cache=store.embeddings, model_name=model, encoder=encoder)
         deadline = network_deadline(profile.run.deadline_minutes, stop) if profile else None
         settings = profile.llm if profile is not None else llm_settings
         client: LLMClient | None = None
@@ -200,16 +210,19 @@ class Services:
                 day=day.isoformat() if day else None,
                 deadline=deadline,
             )
-        return cls(
+        services = cls(
             embedder=embedder,
             http=None if offline else http or PoliteClient(deadline=deadline),
             llm=client,
             arxiv=arxiv or ArxivEndpoints(),
             deadline=deadline,
+            readings=store.readings,
         )
+        services.owns_http = http is None
+        return services
 
     def close(self) -> None:
-        if self.http is not None:
+        if self.http is not None and self.owns_http:
             self.http.close()
         if self.llm is not None:
             self.llm.close()

@@ -90,6 +90,7 @@ class RunningServer:
         store_path: Path,
         profile_path: Path,
         token: str | None = None,
+        readers=(),
         *,
         secure_cookies: bool = False,
         token_source: str = "",
@@ -99,6 +100,7 @@ class RunningServer:
             store_path,
             profile_path,
             token=token,
+            readers=readers,
             secure_cookies=secure_cookies,
             token_source=token_source,
         )

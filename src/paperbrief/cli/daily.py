@@ -25,6 +25,7 @@ from paperbrief.cli.common import (
     stopping,
     terminal_text,
 )
+from paperbrief.cli.lab import check_all_options, run_all
 from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay, exit_code_help
 from paperbrief.labels import stars_text
 from paperbrief.models import Fallback
@@ -175,6 +176,16 @@ def report_run(result: RunResult) -> None:
 @click.option(
     "--strict", is_flag=True, help="Drop LLM-written claims whose numbers the paper lacks."
 )
+@click.option(
+    "--all", "every", is_flag=True, help="Every reader of the readers folder (one listing fetch)."
+)
+@click.option(
+    "--readers",
+    "readers_folder",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The folder of --all: one profile per reader (default $PAPERBRIEF_HOME/readers).",
+)
+@json_option
 def run(
     date_text: str | None,
     listing_file: Path | None,
@@ -184,6 +195,9 @@ def run(
     offline: bool,
     no_deliver: bool,
     strict: bool,
+    every: bool,
+    readers_folder: Path | None,
+    as_json: bool,
 ) -> None:
     """Run the daily pipeline and publish the digest (Markdown + HTML, then delivery).
 
@@ -193,7 +207,20 @@ def run(
     offline writer; the digest says which part and why, and the exit code is 8. Ctrl-C or
     SIGTERM stops it within seconds (exit 130 / 143; calls in flight are abandoned) and the
     next run resumes what it had done.
+
+    --all runs every reader of the readers folder: one listing fetch and one embedding
+    pass for all, then each reader's own day; one reader's failure never stops the others.
+    It prints one line per reader and exits with the most serious reader's code (--json:
+    the per-reader report; with --out each reader's files go to OUT/<reader>/).
     """
+    check_all_options(every, profile_path, readers_folder, as_json)
+    if every:
+        lab_options = RunOptions(
+            digest_date=_date(date_text), listing_file=listing_file, out_dir=out_dir,
+            force=force, deliver=not (offline or no_deliver), strict=strict,
+        )  # fmt: skip
+        run_all(readers_folder, lab_options, offline, as_json)
+        return
     profile = get_profile(profile_path)
     options = RunOptions(
         digest_date=_date(date_text),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,10 +17,14 @@ from paperbrief.cli.common import (
     profile_option,
     resolve_profile_path,
     say,
+    terminal_text,
 )
 from paperbrief.environment import WEB_TOKEN_ENV, is_loopback
 from paperbrief.errors import DeliveryError, ServeError
 from paperbrief.profile import home_dir
+
+if TYPE_CHECKING:
+    from paperbrief.web.readers import WebReader
 
 MARKS = {
     "sent": "[green]sent[/]",
@@ -110,6 +115,22 @@ def send(
         )
 
 
+def web_readers(folder: Path) -> list[WebReader]:
+    """The readers the UI serves: every profile of the folder that can be read (the others
+    are named, and left out)."""
+    from paperbrief.lab import load_readers, reader_files
+    from paperbrief.web.readers import WebReader
+
+    served = []
+    for reader in load_readers(reader_files(folder)):
+        if reader.profile is None:
+            problem = f"{reader.path.name}: {reader.error}"
+            console.print(f"[yellow]not served:[/] {say(problem)}", highlight=False)
+            continue
+        served.append(WebReader(reader.label, reader.profile.key, reader.path))
+    return served
+
+
 @click.command("serve", short_help="Run the web UI (archive, ranking, feedback).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
@@ -119,8 +140,16 @@ def send(
     help="Serve without an access token (loopback only; any local user or process can then"
     " use the UI).",
 )
+@click.option(
+    "--readers",
+    "readers_folder",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Serve every reader of this folder (as `run --all`), each with their own token.",
+)
 @profile_option
-def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> None:
+def serve(
+    host: str, port: int, no_token: bool, profile_path: Path | None, readers_folder: Path | None
+) -> None:
     """Run the web UI: archive, digests, papers, full ranking, search, profile, feedback.
 
     Every request needs an access token, also on 127.0.0.1 (loopback is shared by every
@@ -130,10 +159,16 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
     for a UI already running).
     Beyond loopback the login cookie is marked Secure: serve it behind HTTPS. --no-token is
     allowed on loopback only.
+
+    --readers DIR serves a lab: each reader of DIR gets a link with their own token (derived
+    from the UI's token, so the same links work again until the token is rotated) and sees
+    only their own digests, ranking, feedback and profile; the UI's token is the owner's,
+    who also sees /owner: every reader's days and spend.
     """
     import uvicorn
 
     from paperbrief.web import create_app
+    from paperbrief.web.readers import reader_token
     from paperbrief.web.tokens import load_token
 
     token = None
@@ -150,10 +185,17 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
         )
     else:
         token = load_token(home_dir())
+    if readers_folder is not None and token is None:
+        raise ServeError(
+            "--readers needs access tokens to tell the readers apart; drop --no-token",
+            "serve then uses the token kept in the home (`paperbrief token show`)",
+        )
+    readers = web_readers(readers_folder) if readers_folder is not None else []
     app = create_app(
         home_dir() / "paperbrief.db",
         resolve_profile_path(profile_path),
         token.value if token else None,
+        readers,
         secure_cookies=not is_loopback(host),
         token_source=token.where() if token else "",
         token_file=token.path if token else None,
@@ -173,6 +215,10 @@ def serve(host: str, port: int, no_token: bool, profile_path: Path | None) -> No
         )
         if sys.stdout.isatty():  # a person at a terminal, not a log: the link to click
             click.echo(f"open: http://{shown}:{port}/?token={token.value}")
+    if token is not None:
+        for reader in readers:  # each reader's own link, for the owner to hand out
+            link = f"http://{shown}:{port}/?token={reader_token(token.value, reader.label)}"
+            click.echo(terminal_text(f"reader {reader.label} ({reader.key}): {link}"))
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

@@ -12,6 +12,7 @@ named by what they keep::
     store.runs         runs of the daily job            (daily.py)
     store.embeddings   embedding vectors                (caches.py)
     store.documents    parsed full texts                (caches.py)
+    store.readings     papers' shared readings          (caches.py)
     store.llm          LLM calls, spend, answer cache   (caches.py)
     store.feedback     the reader's signals             (feedback.py)
     store.deliveries   the delivery journal             (deliveries.py)
@@ -22,6 +23,15 @@ serialisation happens inside through one codec (``codec.py``). The schema is a l
 named migrations applied on connect (``schema.py``). Every write commits at once, so a crash
 loses nothing already done. The façade alone owns thread safety: every part runs its SQL
 through the one ``Database`` (``database.py``) and its lock.
+
+Several readers share one home (issue 22). The home's store sees everything;
+``store.for_reader(key)`` is one reader's view over the same connection: its feedback, pick
+history, rankings and LLM calls (and so the daily budget) are that reader's own (signals
+given without naming a reader count for every reader), and its reads of digests, picks,
+briefs of a paper and the delivery journal return that reader's rows only, whatever
+profile a caller names (the web UI serves each reader through their view). Listings,
+embeddings, documents, papers' readings and the LLM answer cache are shared, which is
+what makes a second reader cheap.
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ from pathlib import Path
 from paperbrief.errors import StoreError
 from paperbrief.files import PRIVATE_FILE, make_private, private_folder, process_alive
 from paperbrief.records import Run
-from paperbrief.store.caches import Documents, Embeddings, LLMRecords
+from paperbrief.store.caches import Documents, Embeddings, LLMRecords, Readings
 from paperbrief.store.daily import Briefs, Digests, Outputs, Picks, Rankings, Runs
 from paperbrief.store.database import Database, now_minus, read_only, read_only_hint, store_error
 from paperbrief.store.deliveries import Deliveries
@@ -53,25 +63,33 @@ from paperbrief.store.search import adopt_unnamed_digests
 class Store:
     """A connection to the paperbrief database. Create with :func:`open_store`."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, db: Database, path: Path, reader: str | None = None) -> None:
         self.path = path
-        self._db = Database(connection, path)
+        self.reader = reader  # None: the whole home; else one reader's view (for_reader)
+        self._db = db
         self.listings = Listings(self._db)
-        self.rankings = Rankings(self._db, self.listings)
-        self.picks = Picks(self._db)
+        self.rankings = Rankings(self._db, self.listings, reader)
+        self.picks = Picks(self._db, reader)
         self.briefs = Briefs(self._db)
-        self.digests = Digests(self._db, self.picks)
+        self.digests = Digests(self._db, self.picks, reader)
         self.outputs = Outputs(self._db)
         self.runs = Runs(self._db)
         self.embeddings = Embeddings(self._db)
         self.documents = Documents(self._db)
-        self.llm = LLMRecords(self._db)
-        self.feedback = Feedback(self._db)
-        self.deliveries = Deliveries(self._db)
+        self.readings = Readings(self._db, reader)
+        self.llm = LLMRecords(self._db, reader)
+        self.feedback = Feedback(self._db, reader)
+        self.deliveries = Deliveries(self._db, reader)
         self.verdicts = Verdicts(self._db)
 
+    def for_reader(self, key: str) -> Store:
+        """One reader's view of this home over the same connection (module docstring).
+        Close the home's store, not the view."""
+        return Store(self._db, self.path, key)
+
     def close(self) -> None:
-        self._db.close()
+        if self.reader is None:
+            self._db.close()
 
     def __enter__(self) -> Store:
         return self
@@ -167,7 +185,7 @@ def open_store(path: Path, *, reading: bool = False) -> Store:
         migrate(connection, path)
     except sqlite3.Error as error:
         raise store_error(error, path) from error
-    return Store(connection, path)
+    return Store(Database(connection, path), path)
 
 
 def _open_read_only(path: Path) -> Store:
@@ -185,7 +203,7 @@ def _open_read_only(path: Path) -> Store:
             "open it once where it is writable (any paperbrief command upgrades it), or"
             " point PAPERBRIEF_HOME at a writable copy",
         )
-    return Store(connection, path)
+    return Store(Database(connection, path), path)
 
 
 @contextmanager

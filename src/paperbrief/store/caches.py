@@ -1,4 +1,5 @@
-"""Caches: embedding vectors, parsed full texts, LLM answers, and the record of LLM calls."""
+"""Caches: embedding vectors, parsed full texts, papers' readings, LLM answers, and the record
+of LLM calls."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterable
 from datetime import date
 from typing import TYPE_CHECKING
 
-from paperbrief.models import Document
+from paperbrief.models import Document, PaperReading
 from paperbrief.records import CachedAnswer, LLMCall, LLMUsage, Spend
 from paperbrief.store import codec
 from paperbrief.store.database import Database, now
@@ -91,18 +92,62 @@ class Documents:
         return codec.decode(Document, row["body"])
 
 
-class LLMRecords:
-    """``store.llm``: every LLM call and cache hit, the spend per budget day, the answer cache."""
+class Readings:
+    """``store.readings``: each paper's reader-independent reading (``PaperReading``), one per
+    paper version, writer model and language. ``basis`` names what it was written from (a
+    hash of the prompt): a reading written from another text or prompt is not returned."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, reader: str | None = None) -> None:
         self._db = db
+        self._reader = reader
+
+    def load(
+        self, paper_id: str, version: int | None, model: str, language: str, basis: str
+    ) -> PaperReading | None:
+        with self._db.read() as db:
+            row = db.execute(
+                "SELECT basis, body FROM paper_readings WHERE paper_id=? AND version=?"
+                " AND model=? AND language=?",
+                (paper_id, version or 0, model, language),
+            ).fetchone()
+        if row is None or row["basis"] != basis:
+            return None
+        return codec.decode(PaperReading, row["body"])
+
+    def save(
+        self, reading: PaperReading, version: int | None, model: str, language: str, basis: str
+    ) -> None:
+        with self._db.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO paper_readings (paper_id, version, model, language,"
+                " basis, body, reader, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                (reading.paper_id, version or 0, model, language, basis,
+                 codec.encode(reading), self._reader or "", now()),
+            )  # fmt: skip
+
+    def count(self) -> int:
+        with self._db.read() as db:
+            return int(db.execute("SELECT COUNT(*) FROM paper_readings").fetchone()[0])
+
+
+class LLMRecords:
+    """``store.llm``: every LLM call and cache hit, the spend per budget day, the answer cache.
+
+    A reader's view (``reader``) records its calls under the reader's key and counts only
+    them in ``calls`` and ``spend`` (each reader has their own budget); the answer cache is
+    the home's, shared by every reader.
+    """
+
+    def __init__(self, db: Database, reader: str | None = None) -> None:
+        self._db = db
+        self._reader = reader
 
     def record(self, call: LLMCall) -> None:
         with self._db.write() as db:
             db.execute(
                 "INSERT INTO llm_calls (run_id, day, role, model, cache_key, prompt_tokens,"
-                " completion_tokens, cost, latency_ms, outcome, created_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " completion_tokens, cost, latency_ms, outcome, created_at, profile)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     call.run_id,
                     call.day,
@@ -115,18 +160,18 @@ class LLMRecords:
                     call.latency_ms,
                     call.outcome,
                     now(),
+                    self._reader or "",
                 ),
             )
 
     def calls(self, day: date | str | None = None) -> list[LLMCall]:
         """Recorded calls, oldest first (of one budget day when given)."""
+        clauses, parameters = self._scope()
+        if day is not None:
+            clauses, parameters = ["day=?", *clauses], (str(day), *parameters)
+        where = " WHERE " + " AND ".join(clauses) if clauses else ""
         with self._db.read() as db:
-            if day is None:
-                rows = db.execute("SELECT * FROM llm_calls ORDER BY id").fetchall()
-            else:
-                rows = db.execute(
-                    "SELECT * FROM llm_calls WHERE day=? ORDER BY id", (str(day),)
-                ).fetchall()
+            rows = db.execute(f"SELECT * FROM llm_calls{where} ORDER BY id", parameters).fetchall()
         return [
             LLMCall(
                 role=row["role"],
@@ -157,8 +202,9 @@ class LLMRecords:
                 " SUM(outcome = 'cached'), SUM(outcome = 'budget-exhausted'),"
                 " SUM(prompt_tokens), SUM(completion_tokens), SUM(cost)"
                 " FROM llm_calls WHERE (? IS NULL OR d >= ?) AND (? IS NULL OR d <= ?)"
+                " AND (? IS NULL OR profile = ?)"
                 " GROUP BY d, role, model ORDER BY d DESC, role, model",
-                (since, since, until, until),
+                (since, since, until, until, self._reader, self._reader),
             ).fetchall()
         return [
             LLMUsage(
@@ -178,13 +224,30 @@ class LLMRecords:
 
     def spend(self, day: date | str) -> Spend:
         """Tokens and cost the calls of one budget day have used."""
+        clauses, parameters = self._scope()
         with self._db.read() as db:
             row = db.execute(
                 "SELECT COALESCE(SUM(prompt_tokens + completion_tokens), 0),"
-                " COALESCE(SUM(cost), 0.0) FROM llm_calls WHERE day=?",
-                (str(day),),
+                " COALESCE(SUM(cost), 0.0) FROM llm_calls WHERE "
+                + " AND ".join(["day=?", *clauses]),
+                (str(day), *parameters),
             ).fetchone()
         return Spend(tokens=int(row[0]), cost=float(row[1]))
+
+    def _scope(self) -> tuple[list[str], tuple[str, ...]]:
+        if self._reader is None:
+            return [], ()
+        return ["profile=?"], (self._reader,)
+
+    def spend_by_reader(self, day: date | str) -> dict[str, Spend]:
+        """Each reader's spend on one budget day ('' = calls made for no named reader)."""
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT profile, COALESCE(SUM(prompt_tokens + completion_tokens), 0),"
+                " COALESCE(SUM(cost), 0.0) FROM llm_calls WHERE day=? GROUP BY profile",
+                (str(day),),
+            ).fetchall()
+        return {row[0]: Spend(tokens=int(row[1]), cost=float(row[2])) for row in rows}
 
     def cached(self, key: str) -> CachedAnswer | None:
         with self._db.read() as db:

@@ -13,13 +13,13 @@ from typing import Any, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from paperbrief.errors import StoreError
-from paperbrief.models import Digest, Document, PaperBrief
+from paperbrief.models import Digest, Document, PaperBrief, PaperReading
 
 T = TypeVar("T")
 
 # The values kept as JSON bodies; built once (an adapter is immutable and costly to build).
 _ADAPTERS: dict[type, TypeAdapter[Any]] = {
-    kind: TypeAdapter(kind) for kind in (Digest, PaperBrief, Document)
+    kind: TypeAdapter(kind) for kind in (Digest, PaperBrief, Document, PaperReading)
 }
 
 
@@ -30,7 +30,7 @@ def _adapter(kind: type) -> TypeAdapter[Any]:
         raise TypeError(f"the store keeps no {kind.__name__} as JSON") from None
 
 
-def encode(value: Digest | PaperBrief | Document) -> str:
+def encode(value: Digest | PaperBrief | Document | PaperReading) -> str:
     """JSON text of a stored value."""
     return _adapter(type(value)).dump_json(value).decode("utf-8")
 

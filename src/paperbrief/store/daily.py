@@ -24,13 +24,23 @@ from paperbrief.store.search import (
 
 
 class Rankings:
-    """``store.rankings``: a day's full ranking, kept per ranking fingerprint."""
+    """``store.rankings``: a day's full ranking, kept per ranking fingerprint.
 
-    def __init__(self, db: Database, listings: Listings) -> None:
+    A reader's view keeps its rankings under its own key (the fingerprint + ``:<reader>``):
+    two readers whose profiles rank alike still learn from different feedback, and a view
+    never loads another reader's ranking.
+    """
+
+    def __init__(self, db: Database, listings: Listings, reader: str | None = None) -> None:
         self._db = db
         self._listings = listings
+        self._suffix = f":{reader}" if reader is not None else ""
+
+    def _mine(self, fingerprint: str) -> bool:
+        return fingerprint.endswith(self._suffix)
 
     def save(self, day: date, fingerprint: str, ranking: Iterable[ScoredPaper]) -> None:
+        fingerprint += self._suffix
         with self._db.write() as db:
             db.execute(
                 "DELETE FROM scores WHERE day=? AND profile_fingerprint=?",
@@ -61,14 +71,16 @@ class Rankings:
         key = day.isoformat()
         with self._db.read() as db:
             if fingerprint is None:
-                row = db.execute(
-                    "SELECT profile_fingerprint FROM scores WHERE day=?"
-                    " ORDER BY rowid DESC LIMIT 1",
+                rows = db.execute(
+                    "SELECT profile_fingerprint FROM scores WHERE day=? ORDER BY rowid DESC",
                     (key,),
-                ).fetchone()
-                if row is None:
+                ).fetchall()
+                mine = [row[0] for row in rows if self._mine(row[0])]
+                if not mine:
                     return []
-                fingerprint = row[0]
+                fingerprint = mine[0]
+            else:
+                fingerprint += self._suffix
             rows = db.execute(
                 "SELECT * FROM scores WHERE day=? AND profile_fingerprint=? ORDER BY rank",
                 (key, fingerprint),
@@ -81,7 +93,7 @@ class Rankings:
 
     def components_of(self, paper_ids: Iterable[str]) -> dict[str, tuple[str, dict[str, float]]]:
         """Each paper's listing day and score components in the latest ranking that holds it
-        (papers never ranked are absent)."""
+        (papers never ranked are absent); a reader's view, in that reader's rankings only."""
         ids = list(dict.fromkeys(paper_ids))
         found: dict[str, tuple[str, dict[str, float]]] = {}
         with self._db.read() as db:
@@ -89,19 +101,23 @@ class Rankings:
                 chunk = ids[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 rows = db.execute(
-                    f"SELECT paper_id, day, components FROM scores WHERE paper_id IN ({marks})"
-                    " ORDER BY rowid",
+                    "SELECT paper_id, day, components, profile_fingerprint FROM scores"
+                    f" WHERE paper_id IN ({marks}) ORDER BY rowid",
                     chunk,
                 ).fetchall()
                 for row in rows:
-                    found[row["paper_id"]] = (row["day"], json.loads(row["components"]))
+                    if self._mine(row["profile_fingerprint"]):
+                        found[row["paper_id"]] = (row["day"], json.loads(row["components"]))
         return found
 
     def days(self) -> list[date]:
         """Listing days that have a stored ranking, newest first."""
         with self._db.read() as db:
-            rows = db.execute("SELECT DISTINCT day FROM scores ORDER BY day DESC").fetchall()
-        return [date.fromisoformat(row[0]) for row in rows]
+            rows = db.execute(
+                "SELECT DISTINCT day, profile_fingerprint FROM scores ORDER BY day DESC"
+            ).fetchall()
+        days = (row[0] for row in rows if self._mine(row[1]))
+        return [date.fromisoformat(day) for day in dict.fromkeys(days)]
 
 
 def _scored(row: sqlite3.Row, paper: Paper) -> ScoredPaper:
@@ -117,16 +133,23 @@ def _scored(row: sqlite3.Row, paper: Paper) -> ScoredPaper:
     )
 
 
+def _pinned(reader: str | None, profile: str | None) -> str | None:
+    """The profile a read is about: a reader's view only ever reads its reader's rows."""
+    return reader if reader is not None else profile
+
+
 def _of_profile(profile: str | None, column: str = "profile") -> tuple[str, tuple[str, ...]]:
     """A WHERE fragment (and its argument) for one profile's rows; None: every profile."""
     return ("", ()) if profile is None else (f" AND {column}=?", (profile,))
 
 
 class Picks:
-    """``store.picks``: which papers each digest deep-reads, in digest order, per profile."""
+    """``store.picks``: which papers each digest deep-reads, in digest order, per profile.
+    A reader's view (``reader``) reads only that reader's history (``ids_before``)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, reader: str | None = None) -> None:
         self._db = db
+        self._reader = reader
 
     def save(
         self,
@@ -160,7 +183,7 @@ class Picks:
 
     def ids(self, digest_date: date, profile: str | None = None) -> list[str]:
         """The picks of a digest date, in digest order (of one profile when given)."""
-        where, args = _of_profile(profile)
+        where, args = _of_profile(_pinned(self._reader, profile))
         with self._db.read() as db:
             rows = db.execute(
                 "SELECT paper_id FROM picks WHERE digest_date=?"
@@ -172,10 +195,13 @@ class Picks:
 
     def ids_before(self, listing_day: date) -> set[str]:
         """Papers picked by digests of listing days before ``listing_day`` (history)."""
+        scope, parameters = "", tuple[str, ...]()
+        if self._reader is not None:  # a reader's view: their own history only
+            scope, parameters = " AND profile IN (?, '')", (self._reader,)
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT DISTINCT paper_id FROM picks WHERE listing_day < ?",
-                (listing_day.isoformat(),),
+                "SELECT DISTINCT paper_id FROM picks WHERE listing_day < ?" + scope,
+                (listing_day.isoformat(), *parameters),
             ).fetchall()
         return {row[0] for row in rows}
 
@@ -191,10 +217,13 @@ class Picks:
 
     def dates_of(self, paper_id: str) -> list[date]:
         """Digest dates that picked ``paper_id``, newest first."""
+        where, args = _of_profile(self._reader)
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT DISTINCT digest_date FROM picks WHERE paper_id=? ORDER BY digest_date DESC",
-                (paper_id,),
+                "SELECT DISTINCT digest_date FROM picks WHERE paper_id=?"
+                + where
+                + " ORDER BY digest_date DESC",
+                (paper_id, *args),
             ).fetchall()
         return [date.fromisoformat(row[0]) for row in rows]
 
@@ -239,12 +268,14 @@ class Digests:
     """``store.digests``: published digests, as values and as rendered, per profile.
 
     Reads take ``profile``: a profile's key for its own digests, None for every profile's
-    (the web UI's archive).
+    (the web UI's archive). A reader's view (``Store.for_reader``) reads its reader's
+    digests whatever ``profile`` says.
     """
 
-    def __init__(self, db: Database, picks: Picks) -> None:
+    def __init__(self, db: Database, picks: Picks, reader: str | None = None) -> None:
         self._db = db
         self._picks = picks
+        self._reader = reader  # a reader's view reads that reader's digests only
 
     def save(
         self, digest: Digest, writer: str, markdown: str, html: str, profile: str = ""
@@ -281,7 +312,7 @@ class Digests:
         self, digest_date: date, language: str | None = None, profile: str | None = None
     ) -> StoredDigest | None:
         """The digest of a date (in ``language``, else the newest of any language)."""
-        where, args = _of_profile(profile)
+        where, args = _of_profile(_pinned(self._reader, profile))
         if language is not None:
             where, args = where + " AND language=?", (*args, language)
         with self._db.read() as db:
@@ -294,7 +325,7 @@ class Digests:
         return _stored(row) if row is not None else None
 
     def latest(self, profile: str | None = None) -> StoredDigest | None:
-        where, args = _of_profile(profile)
+        where, args = _of_profile(_pinned(self._reader, profile))
         with self._db.read() as db:
             row = db.execute(
                 "SELECT * FROM digests WHERE 1"
@@ -306,7 +337,7 @@ class Digests:
 
     def recent(self, limit: int, profile: str | None = None) -> list[StoredDigest]:
         """The newest ``limit`` digests (every language), newest first."""
-        where, args = _of_profile(profile)
+        where, args = _of_profile(_pinned(self._reader, profile))
         with self._db.read() as db:
             rows = db.execute(
                 "SELECT * FROM digests WHERE 1"
@@ -318,17 +349,21 @@ class Digests:
 
     def entries(self, limit: int = 365) -> list[DigestEntry]:
         """The archive, newest first: each digest with its picks, without bodies."""
+        where, args = _of_profile(self._reader)
+        mine, picks_args = _of_profile(self._reader, "k.profile")
         with self._db.read() as db:
             rows = db.execute(
                 "SELECT profile, digest_date, language, listing_day, writer, title, created_at"
-                " FROM digests ORDER BY digest_date DESC, profile LIMIT ?",
-                (limit,),
+                " FROM digests WHERE 1" + where + " ORDER BY digest_date DESC, profile LIMIT ?",
+                (*args, limit),
             ).fetchall()
             picked = db.execute(
                 "SELECT k.profile, k.digest_date, k.paper_id, k.stars,"
                 " COALESCE(p.title, '') AS title"
-                " FROM picks k LEFT JOIN papers p ON p.id = k.paper_id"
-                " ORDER BY k.digest_date, k.position"
+                " FROM picks k LEFT JOIN papers p ON p.id = k.paper_id WHERE 1"
+                + mine
+                + " ORDER BY k.digest_date, k.position",
+                picks_args,
             ).fetchall()
         by_date: dict[tuple[str, str], list[PickedPaper]] = {}
         for row in picked:
@@ -353,7 +388,7 @@ class Digests:
         self, listing_day: date, language: str | None = None, profile: str | None = None
     ) -> list[date]:
         """Digest dates already published from ``listing_day`` (in ``language`` if given)."""
-        where, args = _of_profile(profile)
+        where, args = _of_profile(_pinned(self._reader, profile))
         query = "SELECT DISTINCT digest_date FROM digests WHERE listing_day=?" + where
         args = (listing_day.isoformat(), *args)
         if language is not None:
@@ -367,9 +402,11 @@ class Digests:
         verifier traced (the places its citations link to)."""
         found: list[tuple[date, PaperBrief, Trace | None]] = []
         for digest_date in self._picks.dates_of(paper_id):
+            where, args = _of_profile(self._reader)
             with self._db.read() as db:
                 rows = db.execute(
-                    "SELECT body FROM digests WHERE digest_date=?", (digest_date.isoformat(),)
+                    "SELECT body FROM digests WHERE digest_date=?" + where,
+                    (digest_date.isoformat(), *args),
                 ).fetchall()
             for row in rows:
                 digest = codec.decode(Digest, row[0])
@@ -386,7 +423,7 @@ class Digests:
         expression = match_query(query)
         if expression is None:
             return []
-        where, args = _of_profile(profile, "d.profile")
+        where, args = _of_profile(_pinned(self._reader, profile), "d.profile")
         with self._db.read() as db:
             rows = db.execute(
                 "SELECT d.digest_date, d.language, d.title, d.markdown FROM digests_fts f"

@@ -34,8 +34,9 @@ def _delivery(row: sqlite3.Row) -> DeliveryStatus:
 class Deliveries:
     """``store.deliveries``: the journal ``deliver`` writes before and after each send."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, reader: str | None = None) -> None:
         self._db = db
+        self._reader = reader  # a reader's view: ``of`` reads that reader's journal only
 
     def _row(
         self, db: sqlite3.Connection, digest_date: date, channel: str, profile: str, target: str
@@ -155,6 +156,8 @@ class Deliveries:
         query, args = "SELECT * FROM deliveries WHERE 1", tuple[str, ...]()
         if digest_date is not None:
             query, args = query + " AND digest_date=?", (digest_date.isoformat(),)
+        if self._reader is not None:
+            profile = self._reader
         if profile is not None:
             query, args = query + " AND profile=?", (*args, profile)
         with self._db.read() as db:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from paperbrief.errors import StoreError
-from paperbrief.store.search import create_indexes
+from paperbrief.store.search import create_indexes, reindex_papers
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -325,15 +325,19 @@ def m007_runs_know_their_process(db: sqlite3.Connection) -> None:
     """Each run records its process (pid, host), so a ``running`` record whose process died
     without finishing (kill -9, out of memory, power loss) is recognised as dead; feedback
     records the profile it was given for ('' = every profile of the home, as before) and the
-    title its source knew (a library import names papers the store has not seen)."""
+    title its source knew (a library import names papers the store has not seen).
+    A store of issue 22's branch before its merge has feedback.profile already (m009)."""
+    profile = ""
+    if "profile" not in _columns(db, "feedback"):
+        profile = """
+        ALTER TABLE feedback ADD COLUMN profile TEXT NOT NULL DEFAULT '';
+        CREATE INDEX feedback_profile ON feedback(profile);"""
     run_script(
         db,
-        """
+        f"""
         ALTER TABLE runs ADD COLUMN pid INTEGER;
         ALTER TABLE runs ADD COLUMN host TEXT;
-        ALTER TABLE feedback ADD COLUMN profile TEXT NOT NULL DEFAULT '';
-        ALTER TABLE feedback ADD COLUMN title TEXT NOT NULL DEFAULT '';
-        CREATE INDEX feedback_profile ON feedback(profile);
+        ALTER TABLE feedback ADD COLUMN title TEXT NOT NULL DEFAULT '';{profile}
         """,
     )
 
@@ -371,6 +375,53 @@ def _columns(db: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
 
 
+def _table_exists(db: sqlite3.Connection, table: str) -> bool:
+    query = "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?"
+    return db.execute(query, (table,)).fetchone() is not None
+
+
+def m009_readers_and_paper_readings(db: sqlite3.Connection) -> None:
+    """Several readers in one home (issue 22): LLM calls carry the reader they were made for
+    ('' = made without naming one; feedback's reader is m007's ``feedback.profile``), and the
+    reader-independent reading of a paper is kept once per paper version, writer model and
+    language, whoever's digest it was first written for.
+
+    Before it merged with main, issue 22's branch numbered this migration 7 and m010 8: a
+    store it made is at version 8 with these tables but without main's m007 and m008. Such
+    a store gets those here instead, so it ends with all four."""
+    if _table_exists(db, "paper_readings"):
+        if not _columns(db, "runs") >= {"pid"}:
+            m007_runs_know_their_process(db)
+        if not _columns(db, "judge_verdicts") >= {"relevance"}:
+            m008_judge_relevance_and_screens(db)
+        return
+    run_script(
+        db,
+        """
+        ALTER TABLE llm_calls ADD COLUMN profile TEXT NOT NULL DEFAULT '';
+        CREATE INDEX llm_calls_day_profile ON llm_calls(day, profile);
+        CREATE INDEX picks_profile ON picks(profile, listing_day);
+        CREATE TABLE paper_readings (
+            paper_id TEXT NOT NULL,
+            version INTEGER NOT NULL DEFAULT 0,  -- 0 = the version was not known
+            model TEXT NOT NULL,
+            language TEXT NOT NULL,
+            basis TEXT NOT NULL,     -- hash of what the reading was written from
+            body TEXT NOT NULL,
+            reader TEXT NOT NULL DEFAULT '',   -- whose run paid for it
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (paper_id, version, model, language)
+        );
+        """,
+    )
+
+
+def m010_paper_index_by_rowid(db: sqlite3.Connection) -> None:
+    """The papers' full-text rows keyed by each paper's rowid, so saving a paper replaces
+    its row without scanning the index (``store.search.index_paper``)."""
+    reindex_papers(db)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial_schema,
     m002_picks_by_paper,
@@ -380,6 +431,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     m006_full_text_search,
     m007_runs_know_their_process,
     m008_judge_relevance_and_screens,
+    m009_readers_and_paper_readings,
+    m010_paper_index_by_rowid,
 )
 
 

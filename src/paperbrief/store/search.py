@@ -66,12 +66,27 @@ def create_indexes(db: sqlite3.Connection) -> None:
 
 
 def index_paper(db: sqlite3.Connection, paper_id: str, title: str, abstract: str) -> None:
-    """(Re)index one paper, inside the caller's transaction."""
-    db.execute("DELETE FROM papers_fts WHERE paper_id=?", (paper_id,))
+    """(Re)index one paper (already in ``papers``), inside the caller's transaction.
+
+    Its index row has the paper's own rowid: ``paper_id`` is UNINDEXED, so finding the old
+    row by it would scan the whole index for every paper saved (a year of listings took
+    minutes per day; ``benchmarks/lab_bench.py --year``).
+    """
+    row = db.execute("SELECT rowid FROM papers WHERE id=?", (paper_id,)).fetchone()
+    if row is None:
+        return
+    db.execute("DELETE FROM papers_fts WHERE rowid=?", (row[0],))
     db.execute(
-        "INSERT INTO papers_fts (paper_id, title, abstract) VALUES (?,?,?)",
-        (paper_id, search_text(title), search_text(abstract)),
+        "INSERT INTO papers_fts (rowid, paper_id, title, abstract) VALUES (?,?,?,?)",
+        (row[0], paper_id, search_text(title), search_text(abstract)),
     )
+
+
+def reindex_papers(db: sqlite3.Connection) -> None:
+    """Rebuild the papers' index with each row at its paper's rowid (migration m008)."""
+    db.execute("DELETE FROM papers_fts")
+    for row in db.execute("SELECT id, title, abstract FROM papers").fetchall():
+        index_paper(db, row[0], row[1], row[2])
 
 
 def index_digest(

@@ -1,5 +1,9 @@
 """The web UI: read the archive, see the full ranking, give feedback, edit the profile.
 
+For a lab (``create_app(..., readers=...)``, `serve --readers`) each reader is served
+through their own ``Site`` (their view of the store, their profile file) and the owner also
+has ``/owner`` (``web.readers``).
+
 ``create_app(store_path, profile_path, token=None)`` builds the Starlette app over the
 module's handlers (``ROUTES``; each reads the app's ``Site`` from ``request.app.state``, so
 a handler can be imported and called alone); `paperbrief serve` runs it with uvicorn. Pages
@@ -9,7 +13,7 @@ fetches a URL: everything shown comes from the store.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -39,6 +43,7 @@ from paperbrief.store.search import passage, query_terms
 from paperbrief.web import reading
 from paperbrief.web.labels import web_labels_for
 from paperbrief.web.profile_form import apply_fields, line_fields, shown_fields
+from paperbrief.web.readers import WebReader, owner_view, reader_tokens
 from paperbrief.web.security import (
     CSRF_FIELD,
     PROTECTED_KEYS,
@@ -56,10 +61,17 @@ BUTTONS = frozenset(signal.value for signal in Signal if signal.is_button)
 class Site:
     """Per-app settings the handlers share (no module-level state)."""
 
-    def __init__(self, store_path: Path, profile_path: Path, secure_cookies: bool = False) -> None:
+    def __init__(
+        self,
+        store_path: Path,
+        profile_path: Path,
+        secure_cookies: bool = False,
+        reader: WebReader | None = None,
+    ) -> None:
         self.store_path = store_path
         self.profile_path = profile_path
         self.secure_cookies = secure_cookies
+        self.reader = reader  # a reader's site: their view of the store, their profile
         self.templates = Environment(
             loader=PackageLoader("paperbrief", "web/templates"),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -72,7 +84,7 @@ class Site:
     @contextmanager
     def store(self) -> Iterator[Store]:
         with open_store(self.store_path) as store:
-            yield store
+            yield store.for_reader(self.reader.key) if self.reader else store
 
     def language(self) -> str:
         try:
@@ -138,6 +150,8 @@ class Site:
             t=labels_for(self.language()),
             ui=web_labels_for(self.language()),
             here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+            owner=self.reader is None and bool(getattr(request.app.state, "readers", {})),
+            reader=self.reader,
             **context,
         )
         return HTMLResponse(html, status_code=status_code)
@@ -158,7 +172,10 @@ def _safe_next(target: str) -> str:
 
 
 def _site(request: Request) -> Site:
-    site: Site = request.app.state.site
+    """The requester's site: a reader's own (``web.readers``), else the owner's."""
+    reader = getattr(request.state, "reader", None)
+    site: Site = request.app.state.readers[reader] if reader else request.app.state.site
+    # (a reader's label only comes from the middleware, which knows only these readers)
     return site
 
 
@@ -389,6 +406,17 @@ async def profile_page(request: Request) -> Response:
     )  # fmt: skip
 
 
+async def owner_page(request: Request) -> Response:
+    """Every reader's recent days and spend: the owner's only (a reader gets a 404)."""
+    site = _site(request)
+    readers = getattr(request.app.state, "readers", {})
+    if site.reader is not None or not readers:
+        return not_found(request, "/owner")
+    with site.store() as store:
+        view = owner_view(store, [s.reader for s in readers.values() if s.reader])
+    return site.render(request, "owner.html", view=view)
+
+
 ROUTES = (
     Route("/", archive_page),
     Route("/digest/{day}", digest_page),
@@ -399,6 +427,7 @@ ROUTES = (
     Route("/search", search_page),
     Route("/feedback", feedback, methods=["POST"]),
     Route("/profile", profile_page, methods=["GET", "POST"]),
+    Route("/owner", owner_page),
     Route("/start", start_page),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 )
@@ -408,6 +437,7 @@ def create_app(
     store_path: Path,
     profile_path: Path,
     token: str | None = None,
+    readers: Sequence[WebReader] = (),
     *,
     secure_cookies: bool = False,
     token_source: str = "",
@@ -420,16 +450,23 @@ def create_app(
     beyond loopback, behind HTTPS); ``token_source`` says on the token page where the
     token comes from; a ``token_file`` (the token kept in the home) is read again when it
     changes (a rotation ends every session at once). The handlers are this module's
-    functions; each finds the app's
-    ``Site`` on ``request.app.state.site``.
+    functions; each finds the requester's ``Site`` through ``_site``. With ``readers``
+    (which need a token) each reader signs in with ``web.readers.reader_token(token,
+    label)`` and sees only their own digests, ranking, feedback and profile; the token's
+    holder is the owner (``/owner``).
     """
+    if readers and not token:
+        raise ValueError("several readers need an access token to tell them apart")
+    sites = {r.label: Site(Path(store_path), r.profile_path, secure_cookies, r) for r in readers}
     access = Middleware(
         AccessMiddleware,
         token=token,
         secure=secure_cookies,
         where=token_source,
         token_file=token_file,
+        readers=(lambda owner: reader_tokens(owner, sites)) if sites else None,
     )
     app = Starlette(routes=ROUTES, middleware=[access])
     app.state.site = Site(Path(store_path), Path(profile_path), secure_cookies)
+    app.state.readers = sites
     return app

@@ -84,6 +84,8 @@ class WebLabels:
     at_most: str  # {limit}
     setting_names: Mapping[str, str]  # profile key (line.<key>: a line's) -> its form name
     research_line_n: str  # the legend of a research line's fields ({n}, {name})
+    readers: str = "Readers"  # the owner's view of a lab (web.readers)
+    spend: str = "LLM spend"
 
     def signal(self, signal: Signal | str) -> str:
         """The button name of a feedback signal (the signal itself for pipeline signals)."""
@@ -191,6 +193,8 @@ _ZH = WebLabels(
         }
     ),
     research_line_n="研究方向 {n}：{name}",
+    readers="读者",
+    spend="LLM 花费",
 )
 
 _EN = WebLabels(

@@ -32,6 +32,7 @@ import json
 import math
 import secrets
 import tomllib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,9 +123,15 @@ class AccessMiddleware(BaseHTTPMiddleware):
         secure: bool = False,
         where: str = "",
         token_file: Path | None = None,
+        readers: Callable[[str], Mapping[str, str]] | None = None,
     ) -> None:
         super().__init__(app)
         self.token = token or None
+        # Several readers (web.readers): ``readers(owner token)`` maps each reader's token
+        # to their label; the owner holds ``token``. ``request.state.reader`` says whose
+        # request it is (None: the owner's).
+        self._readers_of = readers
+        self.readers: dict[str, str] = dict(readers(self.token)) if readers and self.token else {}
         self.secure = secure
         self.where = where
         self.throttle = Throttle()
@@ -142,6 +149,8 @@ class AccessMiddleware(BaseHTTPMiddleware):
             value = self.token_file.read_text(encoding="utf-8").strip()
             if value and not weakness(value):
                 self.token = value
+                if self._readers_of is not None:  # the readers' tokens derive from it
+                    self.readers = dict(self._readers_of(value))
 
     def _login(self, request: Request, reason: str, status: int = 401) -> Response:
         site = request.app.state.site
@@ -155,20 +164,42 @@ class AccessMiddleware(BaseHTTPMiddleware):
             return authorization[7:].strip()
         return request.headers.get("x-paperbrief-token")
 
-    def _check(self, request: Request, offered: str) -> Response | None:
-        """None when ``offered`` is the token; else the refusal (throttled: not checked)."""
+    def _tokens(self) -> list[tuple[str, str]]:
+        """(token, who): '' for the owner's token, a reader's label for theirs."""
         assert self.token is not None
+        return [(self.token, ""), *self.readers.items()]
+
+    def _identity(self, candidate: str) -> str | None:
+        """Whose token ``candidate`` is (see ``_tokens``), None for any other."""
+        found = None
+        for token, who in self._tokens():  # every token compared: no early exit
+            if candidate and hmac.compare_digest(candidate.encode(), token.encode()):
+                found = who
+        return found
+
+    def _session_of(self, cookie: str) -> str | None:
+        """Whose session ``cookie`` is (signed by their token), None for none."""
+        found = None
+        for token, who in self._tokens():
+            if session_valid(token, cookie):
+                found = who
+        return found
+
+    def _check(self, request: Request, offered: str) -> tuple[Response | None, str]:
+        """(None, who) when ``offered`` is a known token; else (the refusal, '')
+        (throttled: not checked)."""
         address = request.client.host if request.client else ""
         wait = self.throttle.wait(address)
         if wait > 0:
             refusal = self._login(request, "throttled", 429)
             refusal.headers["Retry-After"] = str(max(1, math.ceil(wait)))
-            return refusal
-        if hmac.compare_digest(offered.encode(), self.token.encode()):
+            return refusal, ""
+        who = self._identity(offered)
+        if who is not None:
             self.throttle.passed(address)
-            return None
+            return None, who
         self.throttle.failed(address)
-        return self._login(request, "wrong")
+        return self._login(request, "wrong"), ""
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
         return secured(await self._checked(request, call_next))
@@ -184,10 +215,11 @@ class AccessMiddleware(BaseHTTPMiddleware):
             )
         # The style sheet and script hold nothing of the reader's: the login page uses them.
         public = request.url.path.startswith("/static/")
+        request.state.reader = None
         if self.token is not None and not public:
             offered = request.query_params.get("token")
             if offered is not None:
-                refusal = self._check(request, offered)
+                refusal, who = self._check(request, offered)
                 if refusal is not None:
                     return refusal
                 remaining = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
@@ -195,7 +227,7 @@ class AccessMiddleware(BaseHTTPMiddleware):
                 response: Response = RedirectResponse(str(target), status_code=303)
                 response.set_cookie(
                     SESSION_COOKIE,
-                    session_cookie(self.token),
+                    session_cookie(offered),
                     httponly=True,
                     samesite="strict",
                     secure=self.secure,
@@ -204,11 +236,15 @@ class AccessMiddleware(BaseHTTPMiddleware):
                 return response
             header = self._offered(request)
             if header is not None:
-                refusal = self._check(request, header)
+                refusal, who = self._check(request, header)
                 if refusal is not None:
                     return refusal
-            elif not session_valid(self.token, request.cookies.get(SESSION_COOKIE, "")):
-                return self._login(request, "needed")
+            else:
+                session = self._session_of(request.cookies.get(SESSION_COOKIE, ""))
+                if session is None:
+                    return self._login(request, "needed")
+                who = session
+            request.state.reader = who or None
 
         csrf = request.cookies.get(CSRF_COOKIE) or ""
         new_csrf = "" if len(csrf) >= 32 else secrets.token_urlsafe(32)

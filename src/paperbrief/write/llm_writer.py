@@ -309,7 +309,7 @@ def paper_messages(
 
 
 # ------------------------------------------------------------------ per paper
-def _results_table(rows: list[ResultRow], language: str) -> TableData | None:
+def results_table(rows: list[ResultRow], language: str) -> TableData | None:
     if not rows:
         return None
     body = tuple(
@@ -321,13 +321,14 @@ def _results_table(rows: list[ResultRow], language: str) -> TableData | None:
     return TableData(header=labels_for(language).result_headers, rows=body)
 
 
-def _figure(read: PaperRead, document: Document | None) -> Figure | None:
-    if document is None or not (0 <= read.figure_index < len(document.figures)):
+def figure_of(index: int, caption: str, document: Document | None) -> Figure | None:
+    """The figure the writer chose (by its index in the figure list), if it can be shown."""
+    if document is None or not (0 <= index < len(document.figures)):
         return None
-    chosen = document.figures[read.figure_index]
+    chosen = document.figures[index]
     if not chosen.url:  # drawn inline or failed to convert: nothing to show
         return None
-    return Figure(caption=read.figure_caption or chosen.caption, url=chosen.url, label=chosen.label)
+    return Figure(caption=caption or chosen.caption, url=chosen.url, label=chosen.label)
 
 
 def brief_from_read(
@@ -335,7 +336,7 @@ def brief_from_read(
 ) -> PaperBrief:
     """Turn the validated answer into the shared ``PaperBrief`` value."""
     abstract_only = document is None or not document.has_fulltext
-    figure = _figure(read, document)
+    figure = figure_of(read.figure_index, read.figure_caption, document)
     labels = labels_for(language)
     # No document at all means the pipeline had only the listing's abstract to give.
     note = fulltext_note(document, labels, figure is not None) if document else labels.abstract_only
@@ -347,7 +348,7 @@ def brief_from_read(
         insight=read.insight,
         steps=tuple(s for s in read.steps if s.strip()),
         difference=read.difference,
-        results=_results_table(read.results, language),
+        results=results_table(read.results, language),
         result_notes=tuple(read.result_notes),
         limitations=tuple(read.limitations),
         open_questions=tuple(read.open_questions),

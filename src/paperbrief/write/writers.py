@@ -12,6 +12,10 @@ A writer does two things:
 * ``write_day(briefs, profile, day, strict=)`` makes the day's digest around the briefs
   (``Composed``: the digest, who it is stored as written by, and the fallback).
 
+A full-text pick's deep read is written in two halves when the writer has a reading
+cache (``write.shared_read``: the paper's reading, kept once for every reader of the home,
+and this reader's part); an abstract-only pick in one call (``write.llm_writer``).
+
 Each knows its own failures. The offline writer has none it could fall back from. The LLM
 writer runs the deep reads in parallel threads (``profile.llm.concurrency``; the client
 bounds requests in flight and the budget); a deep read that fails for any reason (endpoint,
@@ -42,6 +46,7 @@ from paperbrief.profile import Profile
 from paperbrief.write.llm_writer import write_brief_llm, write_day_llm
 from paperbrief.write.notes import around_llm_briefs, with_fallback_note
 from paperbrief.write.offline import write_brief_offline, write_day_offline
+from paperbrief.write.shared_read import ReadingCache, write_brief_shared
 
 Job = tuple[ScoredPaper, Document | None]  # a pick and its full text (None: abstract only)
 Stage = Callable[[str], None]  # says what the run is doing now (the pipeline's reporter)
@@ -118,9 +123,20 @@ class LLMWriter:
     """The grounded deep read and the day's synthesis (``write.llm_writer``), falling back
     to ``fallback`` for each part it could not write."""
 
-    def __init__(self, client: StructuredLLM, fallback: OfflineWriter) -> None:
+    def __init__(
+        self, client: StructuredLLM, fallback: OfflineWriter, readings: ReadingCache | None = None
+    ) -> None:
         self._client = client
         self._fallback = fallback
+        self._readings = readings
+
+    def _write_brief(self, job: Job, profile: Profile) -> PaperBrief:
+        """A full text is read once for every reader (``write.shared_read``) when there is a
+        cache to keep its reading in; an abstract is written in one call."""
+        scored, document = job
+        if self._readings is not None and document is not None and document.has_fulltext:
+            return write_brief_shared(self._client, self._readings, scored, document, profile)
+        return write_brief_llm(self._client, scored, document, profile)
 
     @property
     def name(self) -> str:
@@ -135,10 +151,7 @@ class LLMWriter:
         stage(f"writing {len(pending)} deep reads with {self.name}")
         workers = max(1, min(profile.llm.concurrency, len(pending)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [
-                (job, pool.submit(write_brief_llm, self._client, job[0], job[1], profile))
-                for job in pending
-            ]
+            futures = [(job, pool.submit(self._write_brief, job, profile)) for job in pending]
             for job, future in futures:
                 try:
                     yield Written(future.result(), self.name)

@@ -1,0 +1,221 @@
+"""Many readers, one home (issue 22): `run --all` fetches the listing once, embeds once, and
+runs each reader's own day; one reader's broken profile or dead webhook never stops the
+others, and the exit code and report name that reader. Real SQLite, a real loopback
+webhook receiver, a closed port for the dead one, the real embedding model."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from pytest_httpserver import HTTPServer
+
+from paperbrief.cli import cli
+from paperbrief.errors import EXIT_BUSY, EXIT_DELIVERY_FAILED, EXIT_USAGE
+from paperbrief.lab import load_readers, reader_files, run_lab
+from paperbrief.models import Signal
+from paperbrief.pipeline import RunOptions
+from paperbrief.services import Services
+from paperbrief.store import open_store
+from tests.support import EXAMPLE_PROFILE, FIXTURES
+from tests.support.faults import closed_port
+
+LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
+TODAY = date(2026, 5, 23)
+pytestmark = pytest.mark.slow
+
+# Each reader keeps a different pair of the example's four research lines, so their picks
+# overlap in part, as lab-mates' do.
+LINE_PAIRS = [(0, 1), (1, 2), (2, 3), (0, 3), (0, 2), (1, 3), (0, 1), (2, 3), (1, 2), (0, 3)]
+
+
+def _reader_profile(index: int, webhook: str) -> str:
+    text = EXAMPLE_PROFILE.read_text(encoding="utf-8")
+    head, *lines = text.split("[[research_lines]]")
+    keep = [lines[i] for i in LINE_PAIRS[index]]
+    head = head.replace('name = "AI4SE PhD student"', f'name = "Reader {index:02d}"')
+    body = head + "".join("[[research_lines]]" + line for line in keep)
+    return body + f'\n[[delivery.webhooks]]\nkind = "generic"\nurl = "{webhook}"\ntimeout = 2\n'
+
+
+def offline_services(profile, store, embedder):
+    """Each reader's services, offline (delivery still goes out: it is the run's option)."""
+    return Services.build(profile, store, offline=True, embedder=embedder)
+
+
+def _lab_folder(tmp_path: Path, hook: str, dead: str) -> Path:
+    folder = tmp_path / "readers"
+    folder.mkdir()
+    for index in range(10):
+        url = dead if index == 6 else hook
+        (folder / f"r{index:02d}.toml").write_text(_reader_profile(index, url), encoding="utf-8")
+    # r03 is broken: a research line without a name
+    broken = (folder / "r03.toml").read_text(encoding="utf-8")
+    (folder / "r03.toml").write_text(broken.replace('name = "Agent', 'nom = "Agent', 1), "utf-8")
+    return folder
+
+
+def test_ten_readers_one_broken_profile_one_dead_webhook_nine_digests(
+    tmp_path: Path, httpserver: HTTPServer, pipeline_vectors
+):
+    httpserver.expect_request("/hook", method="POST").respond_with_data("ok")
+    dead = f"http://127.0.0.1:{closed_port()}/hook"
+    folder = _lab_folder(tmp_path, httpserver.url_for("/hook"), dead)
+    readers = load_readers(reader_files(folder))
+    builds: list[str] = []
+
+    def build(profile, store, embedder):
+        builds.append(profile.key)
+        return Services.build(profile, store, offline=True, embedder=embedder)
+
+    with open_store(tmp_path / "home" / "paperbrief.db") as store:
+        pipeline_vectors.seed(store)
+        options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out")
+        result = run_lab(store, readers, options, build, today=TODAY)
+        digests = {e.profile for e in store.digests.entries()}
+
+    by_reader = {o.reader: o for o in result.outcomes}
+    assert [o.reader for o in result.outcomes] == [f"r{i:02d}" for i in range(10)]
+    assert by_reader["r03"].status == "failed" and by_reader["r03"].exit_code == EXIT_USAGE
+    assert "research_lines" in by_reader["r03"].detail
+    assert by_reader["r06"].status == "not-delivered"
+    assert by_reader["r06"].exit_code == EXIT_DELIVERY_FAILED
+    clean = [o for o in result.outcomes if o.reader not in ("r03", "r06")]
+    assert all(o.status == "published" for o in clean)
+    assert len(result.published) == 9 and len(digests) == 9
+    for outcome in result.published:  # each reader's files in their own folder
+        assert outcome.result is not None
+        assert outcome.result.files["markdown"].parent == tmp_path / "out" / outcome.reader
+    assert len(httpserver.log) == 8  # the live webhook got the eight other digests once
+    # the listing was fetched once, for the union of categories (one services for it, then
+    # one per reader), and the candidates embedded once
+    assert len(builds) == 1 + 9 and result.papers_embedded > 0
+    assert result.exit_code == EXIT_USAGE  # no digest for r03 outranks r06's delivery
+    picks = {o.reader: {p.paper.id for p in o.result.picks} for o in result.published if o.result}
+    assert len({frozenset(p) for p in picks.values()}) > 1  # their own rankings, not one
+
+
+def test_run_all_cli_reports_each_reader_and_exits_with_the_worst_code(
+    tmp_path: Path, embedded_home: Path
+):
+    folder = tmp_path / "readers"
+    folder.mkdir()
+    for index in range(3):
+        text = _reader_profile(index, "http://127.0.0.1:9/unused")
+        (folder / f"r{index}.toml").write_text(text, encoding="utf-8")
+    (folder / "r1.toml").write_text("name = [broken", encoding="utf-8")
+    args = ["run", "--all", "--readers", str(folder), "--listing", str(LISTING), "--offline"]
+    args += ["--out", str(tmp_path / "out"), "--date", "2026-05-23", "--json"]
+    outcome = CliRunner().invoke(cli, args)
+    assert outcome.exit_code == EXIT_USAGE, outcome.output
+    report = json.loads(outcome.stdout)
+    assert [(r["reader"], r["status"]) for r in report["readers"]] == [
+        ("r0", "published"),
+        ("r1", "failed"),
+        ("r2", "published"),
+    ]
+    assert re.search(r"r1 \(2\) failed: .*r1\.toml", outcome.stderr)
+    assert "not every reader's day is clean: r1" in outcome.stderr
+    assert (tmp_path / "out" / "r0" / "2026-05-23.md").is_file()
+
+    again = CliRunner().invoke(cli, args)  # a rerun publishes nothing twice
+    assert [r["detail"] for r in json.loads(again.stdout)["readers"]][::2] == [
+        "already published",
+        "already published",
+    ]
+
+
+def test_run_all_needs_its_folder_and_excludes_profile(tmp_path: Path):
+    missing = CliRunner().invoke(cli, ["run", "--all", "--readers", str(tmp_path / "none")])
+    assert missing.exit_code == EXIT_USAGE and "no readers folder" in missing.output
+    both = CliRunner().invoke(cli, ["run", "--all", "--profile", str(EXAMPLE_PROFILE)])
+    assert both.exit_code == EXIT_USAGE and "drop --profile" in both.output
+
+
+def test_a_readers_feedback_and_history_are_their_own(tmp_path: Path):
+    with open_store(tmp_path / "pb.db") as store:
+        alice, bob = store.for_reader("alice"), store.for_reader("bob")
+        alice.feedback.add("2605.00001", Signal.HIDE)
+        bob.feedback.add("2605.00002", Signal.UP)
+        store.feedback.add("2605.00003", Signal.UP)  # given without naming a reader
+        assert {e.paper_id for e in alice.feedback.events()} == {"2605.00001", "2605.00003"}
+        assert {e.paper_id for e in bob.feedback.events()} == {"2605.00002", "2605.00003"}
+        assert {e.paper_id for e in store.feedback.events()} == {
+            "2605.00001",
+            "2605.00002",
+            "2605.00003",
+        }
+        (bobs,) = [e for e in bob.feedback.events() if e.paper_id == "2605.00002"]
+        assert alice.feedback.remove(bobs.id) is None  # not alice's to undo
+        assert len(bob.feedback.events()) == 2
+
+
+def test_a_readers_view_reads_only_that_readers_digests_rankings_and_journal(
+    tmp_path: Path, pipeline_vectors
+):
+    folder = tmp_path / "readers"
+    folder.mkdir()
+    for index in (0, 2):  # no overlapping research line
+        text = _reader_profile(index, f"http://127.0.0.1:{closed_port()}/hook")
+        (folder / f"r{index}.toml").write_text(text, encoding="utf-8")
+    readers = load_readers(reader_files(folder))
+
+    with open_store(tmp_path / "pb.db") as home:
+        pipeline_vectors.seed(home)
+        options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out")
+        run_lab(home, readers, options, offline_services, today=TODAY)
+        mine, theirs = home.for_reader("Reader 00"), home.for_reader("Reader 02")
+        assert {e.profile for e in home.digests.entries()} == {"Reader 00", "Reader 02"}
+        assert {e.profile for e in mine.digests.entries()} == {"Reader 00"}
+        day = date(2026, 5, 23)
+        # whatever profile a caller names, a view reads its own reader's rows
+        assert mine.digests.load(day, profile="Reader 02").profile == "Reader 00"
+        assert mine.digests.latest().profile == "Reader 00"
+        their_picks = theirs.picks.ids(day)
+        assert mine.picks.ids(day) != their_picks and mine.picks.ids(day, "Reader 02") == (
+            mine.picks.ids(day)
+        )
+        only_theirs = [p for p in their_picks if p not in mine.picks.ids(day)]
+        assert only_theirs and all(not mine.digests.briefs_of(p) for p in only_theirs)
+        assert all(theirs.digests.briefs_of(p) for p in only_theirs)
+        assert {d.profile for d in mine.deliveries.of(day, "Reader 02")} == {"Reader 00"}
+        listing_day = date(2026, 5, 22)
+        assert mine.rankings.days() == [listing_day] == theirs.rankings.days()
+        mine_order = [s.paper.id for s in mine.rankings.load(listing_day)][:10]
+        their_order = [s.paper.id for s in theirs.rankings.load(listing_day)][:10]
+        assert mine_order != their_order
+        # the scores a reader learns from (rank.reader.gather_evidence) are their own
+        ids = mine_order + their_order
+        mine_scores = mine.rankings.components_of(ids)
+        their_scores = theirs.rankings.components_of(ids)
+        own = {s.paper.id: s.components for s in mine.rankings.load(listing_day)}
+        assert mine_scores and all(mine_scores[p][1] == dict(own[p]) for p in mine_scores)
+        assert any(mine_scores[p][1] != their_scores[p][1] for p in mine_scores)
+        assert not home.for_reader("nobody").rankings.components_of(ids)
+        assert not home.for_reader("nobody").digests.entries()
+        assert not home.for_reader("nobody").rankings.days()
+
+
+def test_a_reader_whose_day_is_already_running_is_reported_busy_and_the_others_run(
+    tmp_path: Path, pipeline_vectors
+):
+    folder = tmp_path / "readers"
+    folder.mkdir()
+    for index in (0, 1):
+        text = _reader_profile(index, f"http://127.0.0.1:{closed_port()}/hook")
+        (folder / f"r{index}.toml").write_text(text, encoding="utf-8")
+    readers = load_readers(reader_files(folder))
+
+    with open_store(tmp_path / "pb.db") as home:
+        pipeline_vectors.seed(home)
+        options = RunOptions(listing_file=LISTING, out_dir=tmp_path / "out", deliver=False)
+        with home.run_lock(TODAY, "Reader 00", "run"):  # another `run --all` is at r0
+            result = run_lab(home, readers, options, offline_services, today=TODAY)
+    busy, done = result.outcomes
+    assert busy.status == "failed" and busy.exit_code == EXIT_BUSY
+    assert "in progress" in busy.detail
+    assert done.status == "published" and result.exit_code == EXIT_BUSY
