@@ -220,6 +220,27 @@ def head_share(days: Sequence[EvaluatedDay]) -> str:
     )
 
 
+def stars_by_tier(days: Sequence[EvaluatedDay]) -> str:
+    """The real picks' stars in the final ranking, by their best evidence (``rank.calibrate``
+    tiers: read in full, only screened, only the cheap score)."""
+    tiers: dict[str, collections.Counter[int]] = collections.defaultdict(collections.Counter)
+    for day in days:
+        by_id = {s.paper.id: s for s in day.ranking}
+        for post in day.posts:
+            for pid, _ in post.picks:
+                if (s := by_id.get(pid)) is None:
+                    continue
+                tier = (
+                    "judged"
+                    if "judge_relevance" in s.components
+                    else "screened"
+                    if "screen" in s.components
+                    else "cheap"
+                )
+                tiers[tier][s.stars] += 1
+    return "; ".join(f"{tier} {dict(sorted(c.items()))}" for tier, c in sorted(tiers.items()))
+
+
 def judged_views(days: Sequence[EvaluatedDay], replay: Replay, profile: Profile) -> None:
     """Within shown: cheap alone, judge alone, fused (all shown read), fused as judged."""
     orders: dict[str, list[tuple[EvaluatedDay, list[str]]]] = collections.defaultdict(list)
@@ -269,6 +290,7 @@ def judged_views(days: Sequence[EvaluatedDay], replay: Replay, profile: Profile)
         f" gamma (screen) {', '.join(f'{f.gamma:.1f}' for f in fusion)}"
     )
     print(f"stars of the real picks, as judged: {star_counts(days)}")
+    print(f"  by the evidence behind them: {stars_by_tier(days)}")
     print(f"stars of the real picks, cheap ranking: {star_counts(days, final=False)}")
 
 
