@@ -103,8 +103,12 @@ def learn_fusion(evidence: Sequence[Evidence]) -> Fusion:
     """Both weights and their centres from the reader's evidence (see the module docstring)."""
     read = [e for e in evidence if e.judge is not None]
     screened_rows = [e for e in evidence if e.screen is not None]
-    beta, judged = learn_weight((e.day, e.kept, e.judge, e.cheap) for e in read)
-    gamma, screened = learn_weight((e.day, e.kept, e.screen, e.cheap) for e in screened_rows)
+    beta, judged = learn_weight(
+        (e.day, e.kept, e.judge, e.cheap) for e in read if e.judge is not None
+    )
+    gamma, screened = learn_weight(
+        (e.day, e.kept, e.screen, e.cheap) for e in screened_rows if e.screen is not None
+    )
     return Fusion(beta, gamma, judged, screened, _mean_cheap(read), _mean_cheap(screened_rows))
 
 
