@@ -176,10 +176,10 @@ def rank_day(
     given before ``until`` when it is set: a replay of a past day) ranks the day; any new
     rating changes its fingerprint, so the next ranking uses it at once. The services'
     judge then screens and reads the head of the cheap ranking and every verdict and screen
-    is stored (``store.verdicts``). A ranking made without the embedding model, or by a
-    judge that failed (in part), is not stored as the day's ranking, so the next run ranks
-    again (answers that did arrive are cached): it is kept apart, for the web UI only, and
-    its fallback says why.
+    is stored as the reader's (``store.verdicts.of``). A ranking made without the embedding
+    model, or by a judge that failed (in part), is not stored as the day's ranking, so the
+    next run ranks again (answers that did arrive are cached): it is kept apart, for the web
+    UI only, and its fallback says why.
     """
     log = store.feedback.of(profile.key)
     if history is None:
@@ -193,10 +193,11 @@ def rank_day(
             return RankedDay(ranking, flag_notes(ranking))
     cheap = services.ranking.rank(papers, profile, reader)
     judged = services.judge.judge(cheap.ranking, profile, reader.reader)
+    verdicts = store.verdicts.of(profile.key)  # the judge read this reader's profile
     if judged.verdicts:
-        store.verdicts.save(listing_day, judged.model, judged.verdicts)
+        verdicts.save(listing_day, judged.model, judged.verdicts)
     if judged.screens:
-        store.verdicts.save_screens(listing_day, judged.model, judged.screens)
+        verdicts.save_screens(listing_day, judged.model, judged.screens)
     fallbacks = tuple(f for f in (cheap.fallback, judged.fallback) if f is not None)
     incomplete = ":incomplete" if fallbacks else ""
     store.rankings.save(listing_day, fingerprint + incomplete, judged.ranking)
