@@ -31,7 +31,7 @@ from typing import Protocol, TypeVar
 from paperbrief import deliver, publish, rank, sources
 from paperbrief.deliver import DeliveryResult
 from paperbrief.deliver.pending import given_up, retry_earlier_days
-from paperbrief.errors import NothingPassed, PaperbriefError
+from paperbrief.errors import EmptyDay, NothingPassed, PaperbriefError, SourceError
 from paperbrief.fulltext.readers import fetch_fallback
 from paperbrief.labels import labels_for
 from paperbrief.models import DayFacts, Document, Fallback, Listing, Paper, PaperBrief, ScoredPaper
@@ -138,20 +138,38 @@ def acquire_listing(
     store: Store, profile: Profile, options: RunOptions, listing_day: date, services: Services
 ) -> Listing:
     """The day's listing: from the snapshot file, the store, or the services' listing
-    source (then stored)."""
+    source (then stored).
+
+    A stored listing is reused when it lists a paper in each of the profile's categories;
+    else (a lab's new reader, a profile given a category: the listing was stored for fewer)
+    the day is fetched again for all of them, and if that fails the stored one is used
+    with a note naming the categories it lacks."""
     if options.listing_file is not None:
         listing = sources.load_snapshot(options.listing_file, listing_day)
     else:
-        stored = store.listings.load(listing_day)
-        if stored is not None and stored.papers and not options.force:
+        stored = None if options.force else store.listings.load(listing_day)
+        if stored is not None and not stored.papers:
+            stored = None
+        listed = {c for paper in stored.papers for c in paper.listings} if stored else set()
+        unlisted = [c for c in profile.all_categories if c not in listed]
+        if stored is not None and not unlisted:
             return stored
         previous = store.listings.load(sources.previous_listing_day(listing_day))
-        listing = services.listings.fetch(
-            listing_day,
-            profile.all_categories,
-            previous_ids=frozenset(p.id for p in previous.papers) if previous else frozenset(),
-            include_replacements=profile.include_replacements,
-        )
+        try:
+            listing = services.listings.fetch(
+                listing_day,
+                profile.all_categories,
+                previous_ids=frozenset(p.id for p in previous.papers) if previous else frozenset(),
+                include_replacements=profile.include_replacements,
+            )
+        except (EmptyDay, SourceError) as error:
+            if stored is None:
+                raise
+            note = (
+                f"the stored listing of {listing_day} lists no paper in {', '.join(unlisted)}"
+                f" and fetching the day again failed ({error.message}): ranked without them"
+            )
+            return replace(stored, notes=(*stored.notes, note))
     store.listings.save(listing)
     return listing
 
