@@ -127,10 +127,20 @@ def test_run_all_cli_reports_each_reader_and_exits_with_the_worst_code(
     assert "not every reader's day is clean: r1" in outcome.stderr
     assert (tmp_path / "out" / "r0" / "2026-05-23.md").is_file()
 
+    assert "started" not in outcome.stderr  # --json: no progress lines, the report alone
+
     again = CliRunner().invoke(cli, args)  # a rerun publishes nothing twice
     assert [r["detail"] for r in json.loads(again.stdout)["readers"]][::2] == [
         "already published",
         "already published",
+    ]
+    shown = CliRunner().invoke(cli, args[:-1])  # without --json: each reader as it goes
+    progress = re.findall(r"• (reader .*?)(?: in \d+ s)?$", shown.stderr, re.M)
+    assert progress == [
+        "reader 1/2 r0: started",
+        "reader 1/2 r0: published",
+        "reader 2/2 r2: started",
+        "reader 2/2 r2: published",
     ]
 
 
