@@ -314,3 +314,31 @@ def test_a_stored_listing_lacking_a_category_is_used_with_a_note_when_it_cannot_
     assert [p.id for p in listing.papers] == ["2605.00001"]
     (note,) = listing.notes
     assert "lists no paper in cs.CL, cs.LG, cs.AI, cs.PL" in note and "running offline" in note
+
+
+def test_lab_bench_lines_state_an_interest_and_copy_no_abstract(monkeypatch, encoder):
+    """The benchmark's lab-mates: a research line built around a real paper is proposed
+    from its group's key phrases as `profile init --from` does, never the paper's own
+    sentences or title."""
+    import importlib
+    import tomllib
+
+    from paperbrief.rank.embed import Embedder
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    lab_bench = importlib.import_module("lab_bench")
+    papers = [json.loads(line) for line in LISTING.read_text(encoding="utf-8").splitlines()]
+    pool = lab_bench.InterestPool(papers)
+    embedder = Embedder(encoder=encoder)
+
+    def runs(text: str) -> set[tuple[str, ...]]:
+        words = re.findall(r"[a-z0-9-]+", text.lower())
+        return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
+
+    for seed in papers[:6]:
+        (line,) = tomllib.loads(lab_bench.interest_line(seed, pool, embedder, 1.0))[
+            "research_lines"
+        ]
+        assert line["description"].startswith("Work on ") and line["keywords"]
+        assert not runs(line["description"]) & runs(seed["abstract"]), line
+        assert line["name"].lower() not in seed["title"].lower()
