@@ -85,7 +85,7 @@ from paperbrief.sources.snapshot import load_snapshot  # noqa: E402
 from paperbrief.store import open_store  # noqa: E402
 from tests.support.llm_day import paper_of  # noqa: E402
 from tests.support.openai_server import OpenAIServer, Reply  # noqa: E402
-from tests.support.pipeline_llm import screen_answer  # noqa: E402
+from tests.support.pipeline_llm import kind_of, screen_answer  # noqa: E402
 
 LISTINGS = ROOT.parent / "shared" / "data" / "listings"
 if not LISTINGS.is_dir():
@@ -230,15 +230,11 @@ def _document_record(paper_id: str, path: Path) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- loopback services
 def _kind(body: dict[str, Any]) -> str:
+    """The run's part asking (``pipeline_llm.kind_of``), a writer's call by its half."""
+    kind = kind_of(body)
+    if kind != "writer":
+        return kind
     user = next((m["content"] for m in body.get("messages", []) if m["role"] == "user"), "")
-    if user.startswith("Screen these"):
-        return "screen"
-    if user.startswith("Rate th"):
-        return "judge"
-    if user.startswith("<paper>\nTitle: "):
-        return "addresses"  # which sentences of a risen paper speak to the model
-    if "<picks>" in user:
-        return "day"
     if user.startswith("Write the reading of ONE paper"):
         return "reading"
     if user.startswith("Tell ONE reader"):
