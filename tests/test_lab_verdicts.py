@@ -133,6 +133,26 @@ def test_a_readers_evidence_reads_only_their_own_verdicts(lab_home: Path):
             assert {(e.screen, e.judge) for e in evidence} == {(screen, relevance)}
 
 
+def test_a_single_run_in_a_shared_home_learns_from_its_own_readers_verdicts(lab_home: Path):
+    """``paperbrief run --profile`` ranks on the home's store (``pipeline.rank_day``), not
+    on a reader's view: its learning reads ``store.history_of(profile.key)``, so a reader
+    run alone in a home shared with a lab-mate still learns only from their own verdicts."""
+    with open_store(lab_home / "home" / "paperbrief.db") as home:
+        shared = sorted(set(home.verdicts.of(ALICE).of_day(LISTING_DAY)) & set(
+            home.verdicts.of(BOB).of_day(LISTING_DAY)))  # fmt: skip
+        for paper_id in shared[3:5]:
+            home.feedback.of(ALICE).add(paper_id, Signal.UP)
+            home.feedback.of(BOB).add(paper_id, Signal.UP)
+        for key, (screen, relevance) in ((ALICE, (91, 88)), (BOB, (7, 9))):
+            own = home.history_of(key)
+            events = [e for e in own.feedback.events() if e.paper_id in shared[3:5]]
+            evidence = gather_evidence(events, own.rankings, own.verdicts, date(2026, 5, 25))
+            assert len(evidence) == 2
+            assert {(e.screen, e.judge) for e in evidence} == {(screen, relevance)}
+        # a reader's view answers for its own reader, whoever is named
+        assert home.for_reader(ALICE).history_of(BOB).verdicts.reader == ALICE
+
+
 def test_judge_export_for_a_reader_holds_only_theirs(lab_home: Path, monkeypatch):
     monkeypatch.setenv("PAPERBRIEF_HOME", str(lab_home / "home"))
     with open_store(lab_home / "home" / "paperbrief.db") as home:

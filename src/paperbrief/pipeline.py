@@ -202,7 +202,10 @@ def rank_day(
     log = store.feedback.of(profile.key)
     if history is None:
         history = rank.load_history(store.picks, log, listing_day, until)
-    reader = services.ranking.reader(store, profile, listing_day, log, until)
+    # the reader's own history: feedback and the judge's records of them (a home may hold
+    # several readers, each run on their own or by `run --all`)
+    own = store.history_of(profile.key)
+    reader = services.ranking.reader(own, profile, listing_day, log, until)
     fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint + reader.fingerprint
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)

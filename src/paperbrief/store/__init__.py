@@ -42,6 +42,7 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -58,6 +59,16 @@ from paperbrief.store.listings import Listings
 from paperbrief.store.lock import lock_held, profile_lock, run_lock
 from paperbrief.store.schema import MIGRATIONS, migrate
 from paperbrief.store.search import adopt_unnamed_digests
+
+
+@dataclass(frozen=True)
+class ReaderHistory:
+    """One reader's history in a home (``Store.history_of``)."""
+
+    listings: Listings
+    rankings: Rankings
+    feedback: Feedback
+    verdicts: Verdicts
 
 
 class Store:
@@ -81,6 +92,16 @@ class Store:
         self.feedback = Feedback(self._db, reader)
         self.deliveries = Deliveries(self._db, reader)
         self.verdicts = Verdicts(self._db, reader)
+
+    def history_of(self, key: str) -> ReaderHistory:
+        """What ranking learns from for one reader (``rank.ReaderArchive``): the home's
+        listings and rankings (a single run keeps its rankings under the home's
+        fingerprints), with that reader's own feedback and the judge's verdicts and screens
+        of that reader only. The judge read their profile, so what it said about a paper for
+        a housemate sharing the home is no evidence about them. On a reader's view, its own."""
+        key = self.reader if self.reader is not None else key
+        return ReaderHistory(self.listings, self.rankings, self.feedback.of(key),
+                             self.verdicts.of(key))  # fmt: skip
 
     def for_reader(self, key: str) -> Store:
         """One reader's view of this home over the same connection (module docstring).
