@@ -6,8 +6,11 @@
     .venv/bin/python benchmarks/lab_bench.py --readers 3 --delay 2-6   # with LLM latency
 
 **Readers.** Profiles are generated, not copied: readers come in labs of ten; a lab's shared
-research line and each reader's own line are built from a real paper's title and abstract
-(``seed_line``: name, description, key phrases), the seed papers drawn at random (fixed seed)
+research line and each reader's own line are each the research interest around a real
+paper: that paper and its seven nearest papers of the pool (by their rarer words) proposed as
+one line as `profile init --from LIBRARY` would propose it (``interest_line``: the group's key
+phrases as name, description and keywords; no paper's abstract or title is copied), the seed
+papers drawn at random (fixed seed)
 from the 41 real listing days in ../shared/data/listings. Labs 0–4 are seeded from the five
 real papers whose full texts the project holds (tests/fixtures/fulltext), because only those
 can be read in full on this machine (no internet); they are added to the day's listing with
@@ -46,6 +49,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import os
 import random
 import re
@@ -69,17 +73,19 @@ from paperbrief import rank  # noqa: E402
 from paperbrief.fulltext import read_local_file  # noqa: E402
 from paperbrief.http import PoliteClient  # noqa: E402
 from paperbrief.lab import load_readers, run_lab  # noqa: E402
+from paperbrief.library import LibraryPaper, propose_lines  # noqa: E402
 from paperbrief.models import Listing, Paper, Signal  # noqa: E402
 from paperbrief.pipeline import RunOptions  # noqa: E402
 from paperbrief.profile import parse_profile  # noqa: E402
 from paperbrief.rank.embed import Embedder  # noqa: E402
-from paperbrief.rank.text import paper_text  # noqa: E402
+from paperbrief.rank.text import paper_text, tokenize  # noqa: E402
 from paperbrief.retry import RetryPolicy  # noqa: E402
 from paperbrief.services import ArxivEndpoints, Services  # noqa: E402
 from paperbrief.sources.snapshot import load_snapshot  # noqa: E402
 from paperbrief.store import open_store  # noqa: E402
 from tests.support.llm_day import paper_of  # noqa: E402
 from tests.support.openai_server import OpenAIServer, Reply  # noqa: E402
+from tests.support.pipeline_llm import kind_of, screen_answer  # noqa: E402
 
 LISTINGS = ROOT.parent / "shared" / "data" / "listings"
 if not LISTINGS.is_dir():
@@ -96,102 +102,11 @@ FULL_TEXTS = {
 ANSWERS = ROOT / "tests" / "fixtures" / "model-answers"
 CATEGORIES = ["cs.SE", "cs.CL", "cs.LG", "cs.AI", "cs.PL"]
 LAB_SIZE = 10
-STOP = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "of",
-        "for",
-        "and",
-        "or",
-        "in",
-        "on",
-        "to",
-        "with",
-        "from",
-        "by",
-        "via",
-        "is",
-        "are",
-        "be",
-        "as",
-        "at",
-        "we",
-        "our",
-        "this",
-        "that",
-        "these",
-        "those",
-        "using",
-        "towards",
-        "toward",
-        "based",
-        "into",
-        "its",
-        "their",
-        "can",
-        "not",
-        "new",
-        "under",
-        "over",
-        "how",
-        "what",
-        "when",
-        "which",
-        "while",
-        "where",
-        "why",
-        "who",
-        "large",
-        "models",
-        "model",
-        "language",
-        "llm",
-        "llms",
-        "learning",
-        "about",
-        "yourself",
-        "your",
-        "you",
-        "me",
-        "my",
-        "tell",
-        "beyond",
-        "through",
-        "between",
-        "without",
-        "within",
-        "more",
-        "less",
-        "than",
-        "does",
-        "do",
-        "make",
-        "makes",
-        "made",
-        "them",
-        "they",
-        "it",
-        "vs",
-        "versus",
-        "across",
-        "study",
-        "studies",
-        "approach",
-        "approaches",
-        "method",
-        "methods",
-        "all",
-        "any",
-        "each",
-        "other",
-        "only",
-        "also",
-        "such",
-        "very",
-    }
-)
+NEIGHBOURS = 7  # a research interest: the seed paper and the papers nearest it
+TELLING_WORDS = 20  # the seed's rarest telling words, which find its neighbours
+MIN_WORD_PAPERS = 5  # a word of fewer pool papers is one paper's coinage, not a topic
+MAX_WORD_SHARE = 0.02  # a word of more is too common to tell a topic
+CANDIDATES = 40  # lexical candidates the embedding model chooses the neighbours from (by title)
 
 
 # ----------------------------------------------------------------- the readers
@@ -206,35 +121,77 @@ def real_papers() -> list[dict[str, Any]]:
     return list(papers.values())
 
 
-def _phrases(title: str) -> list[str]:
-    words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9\-]+", title)]
-    content = [w.lower() for w in words if w.lower() not in STOP and len(w) > 3]
-    bigrams = [f"{a} {b}" for a, b in zip(content, content[1:], strict=False)]
-    return list(dict.fromkeys(bigrams[:4] + content[:4]))
+class InterestPool:
+    """The real papers research interests are drawn from, indexed by their words, so a seed
+    paper's neighbours (the papers a reader working on its topic would have read) are found
+    without embedding the whole pool."""
+
+    def __init__(self, papers: list[dict[str, Any]]) -> None:
+        self.papers = papers
+        self.words = [set(tokenize(f"{p['title']} {p['abstract']}")) for p in papers]
+        frequency: dict[str, int] = {}
+        self.index: dict[str, list[int]] = {}
+        for number, words in enumerate(self.words):
+            for word in words:
+                frequency[word] = frequency.get(word, 0) + 1
+                self.index.setdefault(word, []).append(number)
+        total = len(papers)
+        self.idf = {w: math.log((total + 1) / (n + 1)) for w, n in frequency.items()}
+
+    def neighbours(
+        self, paper: dict[str, Any], embedder: Embedder, count: int = NEIGHBOURS
+    ) -> list[dict[str, Any]]:
+        """The ``count`` pool papers nearest ``paper``, nearest first, ``paper`` not among
+        them: the papers sharing most of its telling words (rare enough to name a topic,
+        common enough not to be one paper's coinage) are the candidates, and the embedding
+        model picks the titles nearest ``paper`` (titles: cheap to embed, and they say a
+        paper's topic)."""
+        words = set(tokenize(f"{paper['title']} {paper['abstract']}"))
+        most = len(self.papers) * MAX_WORD_SHARE
+        usable = [w for w in words if MIN_WORD_PAPERS <= len(self.index.get(w, ())) <= most]
+        telling = sorted(usable, key=lambda w: (-self.idf[w], w))
+        scores: dict[int, float] = {}
+        for word in telling[:TELLING_WORDS]:
+            for number in self.index[word]:
+                scores[number] = scores.get(number, 0.0) + self.idf[word]
+        ranked = sorted(scores, key=lambda n: (-scores[n], self.papers[n]["id"]))
+        candidates = [self.papers[n] for n in ranked if self.papers[n]["id"] != paper["id"]]
+        candidates = candidates[:CANDIDATES]
+        if not candidates:
+            return []
+        seed = f"{paper['title']}. {paper['abstract']}"
+        vectors = embedder.embed([seed, *(" ".join(p["title"].split()) for p in candidates)])
+        nearness = vectors[1:] @ vectors[0]
+        order = sorted(range(len(candidates)), key=lambda i: -float(nearness[i]))
+        return [candidates[i] for i in order[:count]]
 
 
-def _sentences(text: str, count: int) -> str:
-    parts = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
-    return " ".join(parts[:count])
-
-
-def seed_line(paper: dict[str, Any], weight: float) -> str:
-    """A research line built from one real paper: what a reader working on it would write."""
-    title = " ".join(paper["title"].split())
-    head = title.split(":")[0] if 8 <= title.find(":") <= 60 else title
-    name = " ".join(head.split()[:7]).rstrip(":,.")
-    description = _sentences(paper["abstract"], 2)
-    keywords = json.dumps(_phrases(paper["title"]), ensure_ascii=False)
+def interest_line(
+    paper: dict[str, Any], pool: InterestPool, embedder: Embedder, weight: float
+) -> str:
+    """A research line for a reader working on ``paper``'s topic: their small library (the
+    paper and its nearest neighbours in the real pool) proposed as one line exactly as
+    `paperbrief profile init --from LIBRARY` proposes it offline (``library.propose_lines``:
+    the group's key phrases, a name and a description made of them), so the line states an
+    interest in the library's own phrases and copies no paper's abstract or title."""
+    group = [paper, *pool.neighbours(paper, embedder)]
+    library = [LibraryPaper(title=p["title"], abstract=p["abstract"]) for p in group]
+    vectors = embedder.embed([p.text for p in library])
+    (line,) = propose_lines(library, vectors, lines=1)
+    keywords = json.dumps(list(line.keywords), ensure_ascii=False)
     return (
-        f"\n[[research_lines]]\nname = {json.dumps(name, ensure_ascii=False)}\n"
-        f"description = {json.dumps(description, ensure_ascii=False)}\n"
+        f"\n[[research_lines]]\nname = {json.dumps(line.name, ensure_ascii=False)}\n"
+        f"description = {json.dumps(line.description, ensure_ascii=False)}\n"
         f"keywords = {keywords}\nweight = {weight}\n"
     )
 
 
 def reader_profiles(count: int, llm_url: str, seed: int = 22) -> dict[str, str]:
-    """``count`` readers in labs of ten: each lab shares one line, each reader has their own."""
+    """``count`` readers in labs of ten: each lab shares one line, each reader has their own
+    (``interest_line``: each seeded by a real paper, stated as the interest around it)."""
     pool = real_papers()
+    interests = InterestPool(pool)
+    embedder = Embedder()
     rng = random.Random(seed)
     full = [_document_record(pid, path) for pid, path in FULL_TEXTS.items()]
     labs = (count + LAB_SIZE - 1) // LAB_SIZE
@@ -250,8 +207,8 @@ def reader_profiles(count: int, llm_url: str, seed: int = 22) -> dict[str, str]:
         profiles[f"r{index:03d}"] = (
             f'name = "Reader {index:03d}"\nlanguage = "zh"\ncategories = {json.dumps(categories)}\n'
             f'picks_per_day = 4\nmin_stars = 2\ntimezone = "UTC"\n'
-            + seed_line(lab_seeds[lab], 1.2)
-            + seed_line(own, 1.0)
+            + interest_line(lab_seeds[lab], interests, embedder, 1.2)
+            + interest_line(own, interests, embedder, 1.0)
             + f'\n[llm]\nbase_url = "{llm_url}"\nmodel = "bench-model"\nmax_retries = 0\n'
             "backoff_base = 0\nconcurrency = 4\n"
         )
@@ -273,11 +230,11 @@ def _document_record(paper_id: str, path: Path) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- loopback services
 def _kind(body: dict[str, Any]) -> str:
+    """The run's part asking (``pipeline_llm.kind_of``), a writer's call by its half."""
+    kind = kind_of(body)
+    if kind != "writer":
+        return kind
     user = next((m["content"] for m in body.get("messages", []) if m["role"] == "user"), "")
-    if user.startswith("Rate these"):
-        return "judge"
-    if "<picks>" in user:
-        return "day"
     if user.startswith("Write the reading of ONE paper"):
         return "reading"
     if user.startswith("Tell ONE reader"):
@@ -308,8 +265,15 @@ def llm_route() -> Any:
         if kind == "judge":
             user = next(m["content"] for m in body["messages"] if m["role"] == "user")
             keys = re.findall(r'<paper key="(P\d+)">', user)
-            verdicts = [{"key": k, "stars": 3, "line": "", "reason": "相关。"} for k in keys]
+            verdicts = [
+                {"key": k, "stars": 3, "relevance": 50, "line": "", "reason": "相关。"}
+                for k in keys
+            ]
             return Reply(content=json.dumps({"papers": verdicts}, ensure_ascii=False))
+        if kind == "screen":
+            return Reply(content=screen_answer(body))
+        if kind == "addresses":
+            return Reply(content=json.dumps({"sentences": []}))
         return Reply(content=answers[kind])
 
     return route

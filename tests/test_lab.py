@@ -13,15 +13,20 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from pytest_httpserver import HTTPServer
+from werkzeug import Response
 
 from paperbrief.cli import cli
 from paperbrief.errors import EXIT_BUSY, EXIT_DELIVERY_FAILED, EXIT_USAGE
+from paperbrief.http import PoliteClient
 from paperbrief.lab import load_readers, reader_files, run_lab
-from paperbrief.models import Signal
+from paperbrief.models import Listing, Paper, Signal
 from paperbrief.pipeline import RunOptions
-from paperbrief.services import Services
+from paperbrief.retry import RetryPolicy
+from paperbrief.services import ArxivEndpoints, Services
+from paperbrief.sources.arxiv_feed import parse_feed
 from paperbrief.store import open_store
 from tests.support import EXAMPLE_PROFILE, FIXTURES
+from tests.support.arxiv import RSS2_4, api_answer
 from tests.support.faults import closed_port
 
 LISTING = FIXTURES / "pipeline" / "2026-05-22.jsonl"
@@ -122,10 +127,20 @@ def test_run_all_cli_reports_each_reader_and_exits_with_the_worst_code(
     assert "not every reader's day is clean: r1" in outcome.stderr
     assert (tmp_path / "out" / "r0" / "2026-05-23.md").is_file()
 
+    assert "started" not in outcome.stderr  # --json: no progress lines, the report alone
+
     again = CliRunner().invoke(cli, args)  # a rerun publishes nothing twice
     assert [r["detail"] for r in json.loads(again.stdout)["readers"]][::2] == [
         "already published",
         "already published",
+    ]
+    shown = CliRunner().invoke(cli, args[:-1])  # without --json: each reader as it goes
+    progress = re.findall(r"• (reader .*?)(?: in \d+ s)?$", shown.stderr, re.M)
+    assert progress == [
+        "reader 1/2 r0: started",
+        "reader 1/2 r0: published",
+        "reader 2/2 r2: started",
+        "reader 2/2 r2: published",
     ]
 
 
@@ -219,3 +234,111 @@ def test_a_reader_whose_day_is_already_running_is_reported_busy_and_the_others_r
     assert busy.status == "failed" and busy.exit_code == EXIT_BUSY
     assert "in progress" in busy.detail
     assert done.status == "published" and result.exit_code == EXIT_BUSY
+
+
+def test_a_stored_listing_without_a_new_readers_category_is_fetched_again_for_the_union(
+    tmp_path: Path, httpserver: HTTPServer
+):
+    """Reader 00 reads cs.LG and ran alone, so the day's stored listing lists cs.LG only;
+    Reader 01, added with cs.AI, cs.CL and stat.ML, needs a listing of them all: the lab
+    fetches the day again for the union (a loopback arXiv serving a recorded feed) instead
+    of handing Reader 01 a listing without their categories."""
+    feed = {e.id: e for e in parse_feed(RSS2_4.read_bytes()).entries}
+    httpserver.expect_request("/atom/cs.LG+cs.AI+cs.CL+stat.ML").respond_with_data(
+        RSS2_4.read_bytes()
+    )
+    httpserver.expect_request("/api/query").respond_with_handler(
+        lambda request: Response(api_answer(_papers_of(feed, request.args["id_list"])))
+    )
+    httpserver.expect_request(re.compile("^/(html|ar5iv|pdf)/")).respond_with_data("", 404)
+    folder = tmp_path / "readers"
+    folder.mkdir()
+    text = _reader_profile(0, "http://127.0.0.1:9/unused")
+    for name, categories, secondary in (("r0", ["cs.LG"], []),
+                                        ("r1", ["cs.AI", "cs.CL"], ["stat.ML"])):  # fmt: skip
+        body = text.replace('categories = ["cs.SE", "cs.CL", "cs.LG", "cs.AI"]',
+                            f"categories = {json.dumps(categories)}")  # fmt: skip
+        body = body.replace('secondary_categories = ["cs.PL"]',
+                            f"secondary_categories = {json.dumps(secondary)}")  # fmt: skip
+        body = body.replace('name = "Reader 00"', f'name = "Reader {name}"')
+        (folder / f"{name}.toml").write_text(body, encoding="utf-8")
+    day = date(2026, 9, 24)
+    urls = ArxivEndpoints(*(httpserver.url_for(f"/{part}") for part in
+                            ("atom", "api/query", "list", "html", "ar5iv", "pdf")))  # fmt: skip
+    with (
+        open_store(tmp_path / "pb.db") as home,
+        PoliteClient(delay_seconds=0, retry=RetryPolicy(max_retries=0)) as http,
+    ):
+        alone = Listing(day, tuple(_papers_of(feed, "2609.26811,2609.26820", {"cs.LG": "new"})),
+                        "arxiv-rss")  # fmt: skip
+        home.listings.save(alone)  # what Reader 00's run alone stored
+
+        def build(profile, view, embedder):
+            return Services.build(profile, view, offline=False, http=http, arxiv=urls,
+                                  embedder=embedder)  # fmt: skip
+
+        options = RunOptions(out_dir=tmp_path / "out", deliver=False)
+        result = run_lab(home, load_readers(reader_files(folder)), options, build,
+                         today=date(2026, 9, 25))  # fmt: skip
+        stored = home.listings.load(day)
+    assert result.listing_day == day and result.papers_listed == 3
+    assert stored is not None
+    assert {c for p in stored.papers for c in p.listings} == {"cs.LG", "cs.AI", "stat.ML"}
+    feeds = [entry for entry in httpserver.log if entry[0].path.startswith("/atom/")]
+    assert len(feeds) == 1  # one fetch, for the union
+
+
+def _papers_of(feed, ids: str, listings: dict[str, str] | None = None) -> list[Paper]:
+    return [
+        Paper(e.id, e.title, e.authors, e.abstract, e.categories, e.categories[0],
+              version=e.version, listings=listings or {})
+        for paper_id in ids.split(",") if (e := feed.get(paper_id)) is not None
+    ]  # fmt: skip
+
+
+def test_a_stored_listing_lacking_a_category_is_used_with_a_note_when_it_cannot_be_fetched(
+    tmp_path: Path,
+):
+    """Offline, the day cannot be fetched again: the stored listing is used and the run's
+    notes name the categories it lacks."""
+    from paperbrief.pipeline import acquire_listing
+    from paperbrief.profile import load_profile
+
+    profile = load_profile(EXAMPLE_PROFILE)
+    day = date(2026, 5, 22)
+    paper = Paper("2605.00001", "T", ("A",), "abs", ("cs.SE",), "cs.SE", listings={"cs.SE": "new"})
+    with open_store(tmp_path / "pb.db") as store:
+        store.listings.save(Listing(day, (paper,), "arxiv-rss"))
+        services = Services.build(profile, store, offline=True)
+        listing = acquire_listing(store, profile, RunOptions(), day, services)
+    assert [p.id for p in listing.papers] == ["2605.00001"]
+    (note,) = listing.notes
+    assert "lists no paper in cs.CL, cs.LG, cs.AI, cs.PL" in note and "running offline" in note
+
+
+def test_lab_bench_lines_state_an_interest_and_copy_no_abstract(monkeypatch, encoder):
+    """The benchmark's lab-mates: a research line built around a real paper is proposed
+    from its group's key phrases as `profile init --from` does, never the paper's own
+    sentences or title."""
+    import importlib
+    import tomllib
+
+    from paperbrief.rank.embed import Embedder
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    lab_bench = importlib.import_module("lab_bench")
+    papers = [json.loads(line) for line in LISTING.read_text(encoding="utf-8").splitlines()]
+    pool = lab_bench.InterestPool(papers)
+    embedder = Embedder(encoder=encoder)
+
+    def runs(text: str) -> set[tuple[str, ...]]:
+        words = re.findall(r"[a-z0-9-]+", text.lower())
+        return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
+
+    for seed in papers[:6]:
+        (line,) = tomllib.loads(lab_bench.interest_line(seed, pool, embedder, 1.0))[
+            "research_lines"
+        ]
+        assert line["description"].startswith("Work on ") and line["keywords"]
+        assert not runs(line["description"]) & runs(seed["abstract"]), line
+        assert line["name"].lower() not in seed["title"].lower()

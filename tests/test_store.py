@@ -100,7 +100,7 @@ def test_a_store_at_version_7_migrates_forward_whichever_m007_it_has(tmp_path: P
     connection.execute("PRAGMA user_version=7")
     connection.close()
     with open_store(path) as store:
-        assert store.schema_version() == len(MIGRATIONS) == 10
+        assert store.schema_version() == len(MIGRATIONS) == 11
     connection = sqlite3.connect(path)
     columns = {
         table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
@@ -185,7 +185,7 @@ def test_a_store_of_issue_22s_branch_at_version_8_gets_mains_m007_and_m008(tmp_p
     connection.execute("PRAGMA user_version=8")
     connection.close()
     with open_store(path) as store:
-        assert store.schema_version() == len(MIGRATIONS) == 10
+        assert store.schema_version() == len(MIGRATIONS) == 11
     connection = sqlite3.connect(path)
     columns = {
         table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
@@ -196,3 +196,75 @@ def test_a_store_of_issue_22s_branch_at_version_8_gets_mains_m007_and_m008(tmp_p
     assert {"pid", "host"} <= columns["runs"] and {"profile", "title"} <= columns["feedback"]
     assert "relevance" in columns["judge_verdicts"] and "relevance" in columns["judge_screens"]
     assert "profile" in columns["llm_calls"] and readings == 1
+
+
+def _store_at_version_10(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, isolation_level=None)
+    for migration in MIGRATIONS[:10]:
+        migration(connection)
+    connection.execute("PRAGMA user_version=10")
+    return connection
+
+
+def _run(connection: sqlite3.Connection, profile: str, started: str, finished: str) -> None:
+    connection.execute(
+        "INSERT INTO runs (command, listing_day, digest_date, started_at, finished_at, status,"
+        " profile) VALUES ('run', '2026-05-22', '2026-05-23', ?, ?, 'published', ?)",
+        (started, finished, profile),
+    )
+
+
+def _judged(connection: sqlite3.Connection, paper_id: str, stamp: str, stars: int) -> None:
+    connection.execute(
+        "INSERT INTO judge_verdicts (day, model, paper_id, stars, line, reason, relevance,"
+        " created_at) VALUES ('2026-05-22', 'm', ?, ?, '', 'why', ?, ?)",
+        (paper_id, stars, stars * 20, stamp),
+    )
+    connection.execute(
+        "INSERT INTO judge_screens (day, model, paper_id, relevance, created_at)"
+        " VALUES ('2026-05-22', 'm', ?, ?, ?)",
+        (paper_id, stars * 10, stamp),
+    )
+
+
+def test_a_lab_store_before_m011_keeps_its_verdicts_each_with_the_reader_it_was_judged_for(
+    tmp_path: Path,
+):
+    """Alice's run, then Bob's, then a `paperbrief rank` outside any run: each row goes to
+    the reader whose run was under way when it was written, the last to no reader ('')."""
+    path = tmp_path / "db.sqlite"
+    connection = _store_at_version_10(path)
+    _run(connection, "alice", "2026-05-23T01:00:00+00:00", "2026-05-23T01:05:00+00:00")
+    _run(connection, "bob", "2026-05-23T01:05:00+00:00", "2026-05-23T01:09:00+00:00")
+    _judged(connection, "2605.00001", "2026-05-23T01:02:00+00:00", 5)  # during alice's run
+    _judged(connection, "2605.00002", "2026-05-23T01:07:00+00:00", 1)  # during bob's
+    _judged(connection, "2605.00003", "2026-05-23T01:05:00+00:00", 3)  # both: unclear
+    _judged(connection, "2605.00004", "2026-05-24T09:00:00+00:00", 2)  # no run
+    connection.close()
+    day = date(2026, 5, 22)
+    with open_store(path) as store:
+        assert store.schema_version() == len(MIGRATIONS) == 11
+        alice, bob = store.for_reader("alice"), store.for_reader("bob")
+        assert {p: v.stars for p, v in alice.verdicts.of_day(day).items()} == {"2605.00001": 5}
+        assert {p: v.stars for p, v in bob.verdicts.of_day(day).items()} == {"2605.00002": 1}
+        assert alice.verdicts.screens_by_day() == {"2026-05-22": {"2605.00001": 50}}
+        assert set(store.verdicts.of("").of_day(day)) == {"2605.00003", "2605.00004"}
+        assert len(store.verdicts.of_day(day)) == 4  # every row kept
+        assert store.verdicts.readers() == ["", "alice", "bob"]
+        assert alice.verdicts.of_papers(["2605.00002", "2605.00003"]) == {}
+        alice.verdicts.save(day, "m", {"2605.00002": alice.verdicts.of_day(day)["2605.00001"]})
+        assert bob.verdicts.of_day(day)["2605.00002"].stars == 1  # her verdict is hers
+
+
+def test_a_single_readers_store_before_m011_gives_every_verdict_to_that_reader(tmp_path: Path):
+    path = tmp_path / "db.sqlite"
+    connection = _store_at_version_10(path)
+    _run(connection, "AI4SE PhD student", "2026-05-23T01:00:00+00:00", "2026-05-23T01:05:00+00:00")
+    _judged(connection, "2605.00001", "2026-05-23T01:02:00+00:00", 4)
+    _judged(connection, "2605.00002", "2026-05-29T01:02:00+00:00", 2)  # `rank`, no run
+    connection.close()
+    with open_store(path) as store:
+        mine = store.for_reader("AI4SE PhD student").verdicts
+        assert set(mine.of_day(date(2026, 5, 22))) == {"2605.00001", "2605.00002"}
+        assert set(mine.screens_by_day()["2026-05-22"]) == {"2605.00001", "2605.00002"}
+        assert store.verdicts.readers() == ["AI4SE PhD student"]

@@ -15,6 +15,9 @@ own day, in file-name order:
    LLM budget, run lock and delivery journal). Full texts, papers' readings and the LLM
    answer cache are the home's, so a paper a second reader also picked is not read again.
 
+``reporter`` hears each stage of the shared work and each reader's start and end (the
+CLI's stage lines on stderr; a reader's own day runs quietly).
+
 One reader's failure (a bad profile, a dead webhook, an unwritable output folder, a crash)
 never stops the others: it becomes that reader's ``ReaderOutcome``. Only a broken store
 (``errors.StoreError``) stops the lab, since every reader needs it. The lab's exit code is
@@ -294,9 +297,13 @@ def run_lab(
     embedded = embed_candidates(listing, profiles, embedders)
     owners = _output_clash(good, options, day.digest_date)
     outcomes = list(failed)
-    for reader in reporter.track(good, "readers"):
-        outcomes.append(_reader_day(store, reader, options, build_services, embedders, listing,
-                                    owners, today))  # fmt: skip
+    for number, reader in enumerate(good, 1):
+        which = f"reader {number}/{len(good)} {reader.label}"
+        reporter.stage(f"{which}: started")
+        outcome = _reader_day(store, reader, options, build_services, embedders, listing,
+                              owners, today)  # fmt: skip
+        reporter.stage(f"{which}: {outcome.status} in {outcome.seconds:.0f} s")
+        outcomes.append(outcome)
     return LabResult(
         day.digest_date,
         day.listing_day,

@@ -31,7 +31,7 @@ from typing import Protocol, TypeVar
 from paperbrief import deliver, publish, rank, sources
 from paperbrief.deliver import DeliveryResult
 from paperbrief.deliver.pending import given_up, retry_earlier_days
-from paperbrief.errors import NothingPassed, PaperbriefError
+from paperbrief.errors import EmptyDay, NothingPassed, PaperbriefError, SourceError
 from paperbrief.fulltext.readers import fetch_fallback
 from paperbrief.labels import labels_for
 from paperbrief.models import DayFacts, Document, Fallback, Listing, Paper, PaperBrief, ScoredPaper
@@ -138,20 +138,38 @@ def acquire_listing(
     store: Store, profile: Profile, options: RunOptions, listing_day: date, services: Services
 ) -> Listing:
     """The day's listing: from the snapshot file, the store, or the services' listing
-    source (then stored)."""
+    source (then stored).
+
+    A stored listing is reused when it lists a paper in each of the profile's categories;
+    else (a lab's new reader, a profile given a category: the listing was stored for fewer)
+    the day is fetched again for all of them, and if that fails the stored one is used
+    with a note naming the categories it lacks."""
     if options.listing_file is not None:
         listing = sources.load_snapshot(options.listing_file, listing_day)
     else:
-        stored = store.listings.load(listing_day)
-        if stored is not None and stored.papers and not options.force:
+        stored = None if options.force else store.listings.load(listing_day)
+        if stored is not None and not stored.papers:
+            stored = None
+        listed = {c for paper in stored.papers for c in paper.listings} if stored else set()
+        unlisted = [c for c in profile.all_categories if c not in listed]
+        if stored is not None and not unlisted:
             return stored
         previous = store.listings.load(sources.previous_listing_day(listing_day))
-        listing = services.listings.fetch(
-            listing_day,
-            profile.all_categories,
-            previous_ids=frozenset(p.id for p in previous.papers) if previous else frozenset(),
-            include_replacements=profile.include_replacements,
-        )
+        try:
+            listing = services.listings.fetch(
+                listing_day,
+                profile.all_categories,
+                previous_ids=frozenset(p.id for p in previous.papers) if previous else frozenset(),
+                include_replacements=profile.include_replacements,
+            )
+        except (EmptyDay, SourceError) as error:
+            if stored is None:
+                raise
+            note = (
+                f"the stored listing of {listing_day} lists no paper in {', '.join(unlisted)}"
+                f" and fetching the day again failed ({error.message}): ranked without them"
+            )
+            return replace(stored, notes=(*stored.notes, note))
     store.listings.save(listing)
     return listing
 
@@ -176,15 +194,18 @@ def rank_day(
     given before ``until`` when it is set: a replay of a past day) ranks the day; any new
     rating changes its fingerprint, so the next ranking uses it at once. The services'
     judge then screens and reads the head of the cheap ranking and every verdict and screen
-    is stored (``store.verdicts``). A ranking made without the embedding model, or by a
-    judge that failed (in part), is not stored as the day's ranking, so the next run ranks
-    again (answers that did arrive are cached): it is kept apart, for the web UI only, and
-    its fallback says why.
+    is stored as the reader's (``store.verdicts.of``). A ranking made without the embedding
+    model, or by a judge that failed (in part), is not stored as the day's ranking, so the
+    next run ranks again (answers that did arrive are cached): it is kept apart, for the web
+    UI only, and its fallback says why.
     """
     log = store.feedback.of(profile.key)
     if history is None:
         history = rank.load_history(store.picks, log, listing_day, until)
-    reader = services.ranking.reader(store, profile, listing_day, log, until)
+    # the reader's own history: feedback and the judge's records of them (a home may hold
+    # several readers, each run on their own or by `run --all`)
+    own = store.history_of(profile.key)
+    reader = services.ranking.reader(own, profile, listing_day, log, until)
     fingerprint = profile.ranking_fingerprint() + services.judge.fingerprint + reader.fingerprint
     if not force:
         stored = store.rankings.load(listing_day, fingerprint)
@@ -193,10 +214,11 @@ def rank_day(
             return RankedDay(ranking, flag_notes(ranking))
     cheap = services.ranking.rank(papers, profile, reader)
     judged = services.judge.judge(cheap.ranking, profile, reader.reader)
+    verdicts = store.verdicts.of(profile.key)  # the judge read this reader's profile
     if judged.verdicts:
-        store.verdicts.save(listing_day, judged.model, judged.verdicts)
+        verdicts.save(listing_day, judged.model, judged.verdicts)
     if judged.screens:
-        store.verdicts.save_screens(listing_day, judged.model, judged.screens)
+        verdicts.save_screens(listing_day, judged.model, judged.screens)
     fallbacks = tuple(f for f in (cheap.fallback, judged.fallback) if f is not None)
     incomplete = ":incomplete" if fallbacks else ""
     store.rankings.save(listing_day, fingerprint + incomplete, judged.ranking)

@@ -25,11 +25,12 @@ from paperbrief.cli.common import (
     stopping,
     terminal_text,
 )
-from paperbrief.cli.lab import check_all_options, run_all
+from paperbrief.cli.lab import check_all_options, report_lab, run_all
 from paperbrief.errors import EXIT_DELIVERY_FAILED, EXIT_FALLBACKS, EmptyDay, exit_code_help
 from paperbrief.labels import stars_text
 from paperbrief.models import Fallback
 from paperbrief.pipeline import (
+    QuietReporter,
     RunOptions,
     RunResult,
     acquire_listing,
@@ -210,8 +211,9 @@ def run(
 
     --all runs every reader of the readers folder: one listing fetch and one embedding
     pass for all, then each reader's own day; one reader's failure never stops the others.
-    It prints one line per reader and exits with the most serious reader's code (--json:
-    the per-reader report; with --out each reader's files go to OUT/<reader>/).
+    It shows each reader as they start and end, then one line per reader, and exits with
+    the most serious reader's code (--json: the per-reader report alone; with --out each
+    reader's files go to OUT/<reader>/).
     """
     check_all_options(every, profile_path, readers_folder, as_json)
     if every:
@@ -219,7 +221,10 @@ def run(
             digest_date=_date(date_text), listing_file=listing_file, out_dir=out_dir,
             force=force, deliver=not (offline or no_deliver), strict=strict,
         )  # fmt: skip
-        run_all(readers_folder, lab_options, offline, as_json)
+        with RichReporter() as reporter:  # --json: the report alone
+            lab = run_all(readers_folder, lab_options, offline,
+                          QuietReporter() if as_json else reporter)  # fmt: skip
+        report_lab(lab, as_json)
         return
     profile = get_profile(profile_path)
     options = RunOptions(

@@ -11,7 +11,7 @@ import click
 
 from paperbrief.cli.common import console, get_store, say, terminal_text
 from paperbrief.lab import LabResult, load_readers, reader_files, run_lab, shared_http
-from paperbrief.pipeline import RunOptions, resolve_day
+from paperbrief.pipeline import Reporter, RunOptions, resolve_day
 from paperbrief.profile import Profile, home_dir
 from paperbrief.rank.embed import Embedder
 from paperbrief.services import Services
@@ -32,8 +32,11 @@ def default_readers_folder() -> Path:
     return home_dir() / READERS_FOLDER
 
 
-def run_all(folder: Path | None, options: RunOptions, offline: bool, as_json: bool) -> None:
-    """Run every reader's day and report them; exits with ``LabResult.exit_code``."""
+def run_all(
+    folder: Path | None, options: RunOptions, offline: bool, reporter: Reporter
+) -> LabResult:
+    """Run every reader's day, telling ``reporter`` as each reader starts and ends (the
+    caller reports the result: ``report_lab``)."""
     readers = load_readers(reader_files(folder or default_readers_folder()))
     profiles = [r.profile for r in readers if r.profile is not None]
     zone = profiles[0].timezone if profiles else "UTC"
@@ -48,11 +51,10 @@ def run_all(folder: Path | None, options: RunOptions, offline: bool, as_json: bo
 
     try:
         with get_store() as store:
-            result = run_lab(store, readers, options, build, today=today)
+            return run_lab(store, readers, options, build, today=today, reporter=reporter)
     finally:
         if http is not None:
             http.close()
-    report_lab(result, as_json)
 
 
 def lab_summary(result: LabResult) -> dict[str, object]:

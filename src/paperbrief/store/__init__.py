@@ -16,7 +16,7 @@ named by what they keep::
     store.llm          LLM calls, spend, answer cache   (caches.py)
     store.feedback     the reader's signals             (feedback.py)
     store.deliveries   the delivery journal             (deliveries.py)
-    store.verdicts     the LLM judge's verdicts         (judging.py)
+    store.verdicts     the judge's verdicts, per reader (judging.py)
 
 Reads return typed values (``models``, ``records``, ``Document``); writes take values;
 serialisation happens inside through one codec (``codec.py``). The schema is a list of
@@ -26,12 +26,12 @@ through the one ``Database`` (``database.py``) and its lock.
 
 Several readers share one home (issue 22). The home's store sees everything;
 ``store.for_reader(key)`` is one reader's view over the same connection: its feedback, pick
-history, rankings and LLM calls (and so the daily budget) are that reader's own (signals
-given without naming a reader count for every reader), and its reads of digests, picks,
-briefs of a paper and the delivery journal return that reader's rows only, whatever
-profile a caller names (the web UI serves each reader through their view). Listings,
-embeddings, documents, papers' readings and the LLM answer cache are shared, which is
-what makes a second reader cheap.
+history, rankings, judge verdicts and screens, and LLM calls (and so the daily budget) are
+that reader's own (signals given without naming a reader count for every reader), and its
+reads of digests, picks, briefs of a paper and the delivery journal return that reader's
+rows only, whatever profile a caller names (the web UI serves each reader through their
+view). Listings, embeddings, documents, papers' readings and the LLM answer cache are
+shared, which is what makes a second reader cheap.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -58,6 +59,16 @@ from paperbrief.store.listings import Listings
 from paperbrief.store.lock import lock_held, profile_lock, run_lock
 from paperbrief.store.schema import MIGRATIONS, migrate
 from paperbrief.store.search import adopt_unnamed_digests
+
+
+@dataclass(frozen=True)
+class ReaderHistory:
+    """One reader's history in a home (``Store.history_of``)."""
+
+    listings: Listings
+    rankings: Rankings
+    feedback: Feedback
+    verdicts: Verdicts
 
 
 class Store:
@@ -80,7 +91,17 @@ class Store:
         self.llm = LLMRecords(self._db, reader)
         self.feedback = Feedback(self._db, reader)
         self.deliveries = Deliveries(self._db, reader)
-        self.verdicts = Verdicts(self._db)
+        self.verdicts = Verdicts(self._db, reader)
+
+    def history_of(self, key: str) -> ReaderHistory:
+        """What ranking learns from for one reader (``rank.ReaderArchive``): the home's
+        listings and rankings (a single run keeps its rankings under the home's
+        fingerprints), with that reader's own feedback and the judge's verdicts and screens
+        of that reader only. The judge read their profile, so what it said about a paper for
+        a housemate sharing the home is no evidence about them. On a reader's view, its own."""
+        key = self.reader if self.reader is not None else key
+        return ReaderHistory(self.listings, self.rankings, self.feedback.of(key),
+                             self.verdicts.of(key))  # fmt: skip
 
     def for_reader(self, key: str) -> Store:
         """One reader's view of this home over the same connection (module docstring).

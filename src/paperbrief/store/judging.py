@@ -1,8 +1,16 @@
-"""The LLM judge's verdicts, kept per listing day and judge model (``store.verdicts``).
+"""The LLM judge's verdicts and first screens, kept per reader, listing day and judge model
+(``store.verdicts``).
 
 ``paperbrief run`` records every verdict the judge gives, so a judged ranking can be
 evaluated offline: ``paperbrief judge export`` writes them in the replay format that
 ``paperbrief eval ranking --judge-replay`` reads.
+
+The judge reads the reader's profile, so a verdict is the reader's: two readers of one home
+get their own on the same paper, and the relevance a reader learns from (``of_papers``, read
+by ``rank.gather_evidence``) is their own. ``store.verdicts`` is the home's (it reads every
+reader's rows; ``of(key)`` gives one reader's); a reader's view (``Store.for_reader``) reads
+and writes its reader's rows only. The reader key is ``Profile.key``, as for feedback; ''
+marks rows judged for no named reader (schema m011).
 """
 
 from __future__ import annotations
@@ -27,13 +35,22 @@ def _verdict(row: sqlite3.Row) -> Verdict:
     )
 
 
+def _scope(reader: str | None) -> tuple[str, list[str]]:
+    return ("1=1", []) if reader is None else ("reader = ?", [reader])
+
+
 def _in_range(
-    db: Database, table: str, since: date | None, until: date | None, model: str | None
+    db: Database,
+    table: str,
+    reader: str | None,
+    since: date | None,
+    until: date | None,
+    model: str | None,
 ) -> list[sqlite3.Row]:
-    """Rows of ``table`` (judge_verdicts or judge_screens) between two listing days (and of
-    one model), oldest first."""
-    query = f"SELECT * FROM {table} WHERE 1=1"
-    args: list[str] = []
+    """Rows of ``table`` (judge_verdicts or judge_screens) of ``reader`` (None: every
+    reader's) between two listing days (and of one model), oldest first."""
+    query, args = _scope(reader)
+    query = f"SELECT * FROM {table} WHERE {query}"
     for clause, value in (("day >= ?", since), ("day <= ?", until)):
         if value is not None:
             query, args = f"{query} AND {clause}", [*args, value.isoformat()]
@@ -44,21 +61,38 @@ def _in_range(
 
 
 class Verdicts:
-    """``store.verdicts``: what the judge said about each paper of a listing day."""
+    """``store.verdicts``: what the judge said about each paper of a listing day, for
+    ``reader`` (None: the home's, every reader's; module docstring)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, reader: str | None = None) -> None:
         self._db = db
+        self.reader = reader
+
+    def of(self, reader: str) -> Verdicts:
+        """One reader's verdicts (a reader's view stays its own reader's, whoever is named)."""
+        return self if self.reader is not None else Verdicts(self._db, reader)
+
+    def readers(self) -> list[str]:
+        """The readers with recorded verdicts or screens ('' = judged for no named one)."""
+        with self._db.read() as db:
+            rows = db.execute(
+                "SELECT reader FROM judge_verdicts UNION SELECT reader FROM judge_screens"
+                " ORDER BY reader"
+            ).fetchall()
+        return [row[0] for row in rows if self.reader is None or row[0] == self.reader]
 
     def save(self, day: date, model: str, verdicts: Mapping[str, Verdict]) -> None:
-        """Record a day's verdicts by ``model`` (a re-judged paper keeps the newest)."""
+        """Record a day's verdicts by ``model`` for this reader ('' for the home's store):
+        a re-judged paper keeps the newest."""
         stamp = now()
         with self._db.write() as db:
             db.executemany(
-                "INSERT OR REPLACE INTO judge_verdicts (day, model, paper_id, stars, line,"
-                " reason, must_read, instructions, relevance, created_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO judge_verdicts (reader, day, model, paper_id, stars,"
+                " line, reason, must_read, instructions, relevance, created_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
+                        self.reader or "",
                         day.isoformat(),
                         model,
                         paper_id,
@@ -75,30 +109,36 @@ class Verdicts:
             )
 
     def save_screens(self, day: date, model: str, screens: Mapping[str, int]) -> None:
-        """Record a day's first-screen relevance by ``model`` (the newest screen wins)."""
-        stamp = now()
+        """Record a day's first-screen relevance by ``model`` for this reader ('' for the
+        home's store): the newest screen wins."""
+        stamp, reader = now(), self.reader or ""
         with self._db.write() as db:
             db.executemany(
-                "INSERT OR REPLACE INTO judge_screens (day, model, paper_id, relevance,"
-                " created_at) VALUES (?,?,?,?,?)",
-                [(day.isoformat(), model, pid, int(r), stamp) for pid, r in screens.items()],
+                "INSERT OR REPLACE INTO judge_screens (reader, day, model, paper_id, relevance,"
+                " created_at) VALUES (?,?,?,?,?,?)",
+                [
+                    (reader, day.isoformat(), model, pid, int(r), stamp)
+                    for pid, r in screens.items()
+                ],
             )
 
     def screens_by_day(
         self, since: date | None = None, until: date | None = None, model: str | None = None
     ) -> dict[str, dict[str, int]]:
         """First-screen relevance by listing day (ISO) then arXiv id (the newest wins)."""
-        rows = _in_range(self._db, "judge_screens", since, until, model)
+        rows = _in_range(self._db, "judge_screens", self.reader, since, until, model)
         found: dict[str, dict[str, int]] = {}
         for row in rows:
             found.setdefault(row["day"], {})[row["paper_id"]] = row["relevance"]
         return found
 
     def of_papers(self, paper_ids: Iterable[str]) -> dict[str, PaperJudgement]:
-        """What the judge last said about each paper (any day, any model): its verdict's
-        relevance and its first screen, by arXiv id (papers never judged are absent)."""
+        """What the judge last said about each paper for this reader (any day, any model):
+        its verdict's relevance and its first screen, by arXiv id (papers never judged are
+        absent)."""
         ids = list(dict.fromkeys(paper_ids))
         found: dict[str, PaperJudgement] = {}
+        scope, scope_args = _scope(self.reader)
         with self._db.read() as db:
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
@@ -107,8 +147,8 @@ class Verdicts:
                     column = "relevance, stars" if field_name == "judge" else "relevance"
                     rows = db.execute(
                         f"SELECT paper_id, day, {column} FROM {table}"
-                        f" WHERE paper_id IN ({marks}) ORDER BY created_at, rowid",
-                        chunk,
+                        f" WHERE paper_id IN ({marks}) AND {scope} ORDER BY created_at, rowid",
+                        [*chunk, *scope_args],
                     ).fetchall()
                     for row in rows:
                         value = row["relevance"]
@@ -127,14 +167,17 @@ class Verdicts:
     ) -> dict[str, dict[str, Verdict]]:
         """Verdicts by listing day (ISO) then arXiv id, days in order; when several models
         judged a paper (and no ``model`` is given), the newest verdict wins."""
-        rows = _in_range(self._db, "judge_verdicts", since, until, model)
+        rows = _in_range(self._db, "judge_verdicts", self.reader, since, until, model)
         found: dict[str, dict[str, Verdict]] = {}
         for row in rows:
             found.setdefault(row["day"], {})[row["paper_id"]] = _verdict(row)
         return found
 
     def models(self) -> list[str]:
-        """Judge models with recorded verdicts."""
+        """Judge models with recorded verdicts (of this reader)."""
+        scope, args = _scope(self.reader)
         with self._db.read() as db:
-            rows = db.execute("SELECT DISTINCT model FROM judge_verdicts ORDER BY model")
+            rows = db.execute(
+                f"SELECT DISTINCT model FROM judge_verdicts WHERE {scope} ORDER BY model", args
+            )
             return [row[0] for row in rows.fetchall()]

@@ -422,6 +422,85 @@ def m010_paper_index_by_rowid(db: sqlite3.Connection) -> None:
     reindex_papers(db)
 
 
+def _home_readers(db: sqlite3.Connection) -> set[str]:
+    """The readers a store's records name (runs, picks, digests, feedback, LLM calls)."""
+    found: set[str] = set()
+    for table in ("runs", "picks", "digests", "feedback", "llm_calls"):
+        if "profile" in _columns(db, table):
+            rows = db.execute(f"SELECT DISTINCT profile FROM {table} WHERE profile != ''")
+            found.update(row[0] for row in rows if row[0])
+    return found
+
+
+# The reader of a verdict or screen recorded before m011: the one reader whose run of that
+# listing day was under way when the row was written; '' when no run or several readers' runs
+# were (a lab's readers run one after another, so only a shared boundary second is unclear).
+_READER_OF_ROW = """
+    COALESCE((SELECT CASE WHEN COUNT(DISTINCT r.profile) = 1 THEN MAX(r.profile) END
+              FROM runs r
+              WHERE r.listing_day = {table}.day AND r.profile IS NOT NULL AND r.profile != ''
+                AND r.started_at <= {table}.created_at
+                AND (r.finished_at IS NULL OR r.finished_at >= {table}.created_at)), '')
+"""
+
+
+def m011_judge_records_per_reader(db: sqlite3.Connection) -> None:
+    """Judge verdicts and screens keyed by the reader they were judged for (issue 22): the
+    judge reads each reader's profile, so two readers' verdicts on one paper differ, and
+    each reader learns from their own (``store.verdicts``). The reader key is feedback's
+    (``Profile.key``); '' = judged for no reader the store can name.
+
+    Rows already kept go to their reader: in a home whose records name one reader, to that
+    reader; in a lab's home, to the reader whose run of that listing day was under way when
+    the row was written (``_READER_OF_ROW``), else ''. Rows of '' are read by the home's
+    store only (a single run's whole view, ``judge export`` of a home with one reader),
+    never by a reader's view, since they may be another reader's."""
+    readers = _home_readers(db)
+    columns = {
+        "judge_verdicts": "day, model, paper_id, stars, line, reason, must_read, instructions,"
+        " relevance, created_at",
+        "judge_screens": "day, model, paper_id, relevance, created_at",
+    }
+    run_script(
+        db,
+        """
+        CREATE TABLE judge_verdicts_by_reader (
+            reader TEXT NOT NULL DEFAULT '',  -- Profile.key; '' = no reader named
+            day TEXT NOT NULL,                -- listing day
+            model TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            stars INTEGER NOT NULL,
+            line TEXT,                        -- '' = no research line; NULL = none valid named
+            reason TEXT NOT NULL,
+            must_read INTEGER NOT NULL DEFAULT 0,
+            instructions INTEGER NOT NULL DEFAULT 0,
+            relevance INTEGER,                -- NULL: recorded without one
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (reader, day, model, paper_id)
+        );
+        CREATE TABLE judge_screens_by_reader (
+            reader TEXT NOT NULL DEFAULT '',
+            day TEXT NOT NULL,
+            model TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            relevance INTEGER NOT NULL,       -- 0-100, from title and gist
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (reader, day, model, paper_id)
+        );
+        """,
+    )
+    for table, names in columns.items():
+        reader = "?" if len(readers) == 1 else _READER_OF_ROW.format(table=table)
+        db.execute(
+            f"INSERT INTO {table}_by_reader (reader, {names})"
+            f" SELECT {reader}, {names} FROM {table}",
+            tuple(readers) if len(readers) == 1 else (),
+        )
+        db.execute(f"DROP TABLE {table}")
+        db.execute(f"ALTER TABLE {table}_by_reader RENAME TO {table}")
+        db.execute(f"CREATE INDEX {table}_paper ON {table}(paper_id, reader)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial_schema,
     m002_picks_by_paper,
@@ -433,6 +512,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     m008_judge_relevance_and_screens,
     m009_readers_and_paper_readings,
     m010_paper_index_by_rowid,
+    m011_judge_records_per_reader,
 )
 
 

@@ -363,6 +363,30 @@ def brief_from_read(
     )
 
 
+def section_notes(
+    client: StructuredLLM,
+    paper: Paper,
+    document: Document,
+    plan: ReadingPlan,
+    language: str,
+    max_tokens: int,
+) -> list[SectionNotes]:
+    """A long paper's first-pass notes, one ``writer-notes`` call per part (none when the
+    plan reads the paper in one pass). They are the paper's, with no reader in the prompt,
+    so the LLM's answer cache answers them for the next reader at no cost."""
+    if plan.mode != "two-pass":
+        return []
+    return [
+        client.complete_json(
+            "writer-notes",
+            notes_messages(paper, document, plan, index, language),
+            SectionNotes,
+            max_tokens=max_tokens,
+        )
+        for index in range(len(plan.parts))
+    ]
+
+
 def write_brief_llm(
     client: StructuredLLM,
     scored: ScoredPaper,
@@ -376,16 +400,9 @@ def write_brief_llm(
     notes: list[SectionNotes] = []
     if document is not None and document.has_fulltext:
         plan = reading_plan(document, profile.llm)
-        if plan.mode == "two-pass":  # the paper's notes first, one call per part
-            notes = [
-                client.complete_json(
-                    "writer-notes",
-                    notes_messages(scored.paper, document, plan, index, language),
-                    SectionNotes,
-                    max_tokens=profile.llm.writer_max_tokens,
-                )
-                for index in range(len(plan.parts))
-            ]
+        notes = section_notes(
+            client, scored.paper, document, plan, language, profile.llm.writer_max_tokens
+        )
     messages = paper_messages(scored, document, profile, language, plan, notes)
     read = client.complete_json(
         "writer", messages, PaperRead, max_tokens=profile.llm.writer_max_tokens

@@ -44,10 +44,10 @@ from paperbrief.write.llm_writer import (
     ResultRow,
     SectionNotes,
     figure_of,
-    notes_messages,
     paper_data,
     reading_plan,
     results_table,
+    section_notes,
     writer_system_prompt,
 )
 from paperbrief.write.notes import fulltext_note
@@ -275,25 +275,15 @@ def write_brief_shared(
     language: str | None = None,
 ) -> PaperBrief:
     """One full-text pick's deep read in two halves (module docstring). A long paper's
-    first-pass notes are the paper's too (no reader in them): the LLM's answer cache
-    answers them for the next reader at no cost, and the kept reading then matches."""
+    first-pass notes go through the one-call read's path (``llm_writer.section_notes``):
+    they are the paper's too, a second reader's are cache hits, and the kept reading then
+    matches."""
     language = language or profile.language
     plan = reading_plan(document, profile.llm)
     paper = scored.paper
-    notes: list[SectionNotes] = []
-    if plan.mode == "two-pass":  # the paper's notes first (a second reader's are cache hits)
-        notes = [
-            client.complete_json(
-                "writer-notes",
-                notes_messages(paper, document, plan, index, language),
-                SectionNotes,
-                max_tokens=profile.llm.writer_max_tokens,
-            )
-            for index in range(len(plan.parts))
-        ]
-    reading = read_paper(
-        client, cache, paper, document, plan, notes, language, profile.llm.writer_max_tokens
-    )
+    max_tokens = profile.llm.writer_max_tokens
+    notes = section_notes(client, paper, document, plan, language, max_tokens)
+    reading = read_paper(client, cache, paper, document, plan, notes, language, max_tokens)
     how_read = paper_data(document, paper, plan, notes).reading
     return write_for_reader(client, scored, reading, plan, how_read, profile, language)
 
