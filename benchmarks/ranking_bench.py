@@ -13,12 +13,13 @@ per-paper verdicts with relevance, and first-screen relevance), within shown for
 ranking alone, the judge alone (every shown paper read), the fusion with every shown paper
 read, and the fusion as the product judges (the screen, the head within the day's token
 budget, the recorded answers of the papers it asks about); and on the whole listing, how
-many of the reader's picks the judged head holds, with the day's judge tokens.
+many of the reader's picks the judged head holds, with the day's judge tokens; with
+``--head-sweep``, the same for each way of choosing the head (``HEAD_VARIANTS``).
 
     .venv/bin/python benchmarks/ranking_bench.py \\
         --listings ../shared/data/listings --picks ../shared/data/picks-dev.json \\
         --profile examples/profile.toml [--cache /tmp/paperbrief-bench.db] [--quick]
-        [--judge-replay judge-replay.json]
+        [--judge-replay judge-replay.json [--head-sweep]]
 
 Embeddings are cached in ``--cache`` (a paperbrief store), so only the first run embeds.
 Timings are wall-clock on this machine; when other jobs share its cores they are noisy.
@@ -60,6 +61,14 @@ VARIANTS: list[tuple[str, bool, dict[str, object]]] = [
     ("--learn, half-life 20 days", True, {"feedback_half_life_days": 20.0}),
 ]
 DIVERSITY = (0.0, 0.3, 0.6, 1.0)
+# How the judged head is chosen and sized, within the day's token budget (--head-sweep).
+HEAD_VARIANTS: list[tuple[str, dict[str, object]]] = [
+    ("default", {}),
+    ("always read 10", {"judge_always": 10}),
+    ("always read 0", {"judge_always": 0}),
+    ("screen top 200", {"screen_top_k": 200}),
+    ("screen top 200, always 10", {"screen_top_k": 200, "judge_always": 10}),
+]
 
 
 def with_rank(profile: Profile, **settings: object) -> Profile:
@@ -182,6 +191,56 @@ def star_counts(days: Sequence[EvaluatedDay], final: bool = True) -> str:
     )
 
 
+def head_share(days: Sequence[EvaluatedDay]) -> str:
+    """The whole listing: how many of the reader's picks the judged head holds, and the
+    day's judge tokens."""
+    picks = held = screened = 0
+    sizes, tokens, screen_tokens, prefix, requests = [], [], [], [], []
+    for day in days:
+        assert day.judged is not None
+        head = set(day.judged.head)
+        for post in day.posts:
+            for pid, _ in post.picks:
+                picks += 1
+                held += pid in head
+                screened += pid in day.judged.screens or pid in head
+        sizes.append(len(head))
+        tokens.append(day.judged.tokens.prompt)
+        screen_tokens.append(day.judged.tokens.screen_prompt)
+        prefix.append(day.judged.tokens.prefix_share)
+        requests.append(day.judged.tokens.screen_requests)
+    return (
+        f"the judged head holds {held}/{picks} = {held / max(picks, 1):.3f}"
+        f" of the reader's picks (screened or read: {screened / max(picks, 1):.3f});"
+        f" head {min(sizes)}-{max(sizes)} papers (mean {statistics.mean(sizes):.0f});"
+        f" judge prompt tokens per day max {max(tokens):,}, mean {statistics.mean(tokens):,.0f}"
+        f" (screen mean {statistics.mean(screen_tokens):,.0f},"
+        f" {min(requests)}-{max(requests)} screen requests a day, re-screens included);"
+        f" shared prefix {min(prefix):.3f}-{max(prefix):.3f}"
+    )
+
+
+def stars_by_tier(days: Sequence[EvaluatedDay]) -> str:
+    """The real picks' stars in the final ranking, by their best evidence (``rank.calibrate``
+    tiers: read in full, only screened, only the cheap score)."""
+    tiers: dict[str, collections.Counter[int]] = collections.defaultdict(collections.Counter)
+    for day in days:
+        by_id = {s.paper.id: s for s in day.ranking}
+        for post in day.posts:
+            for pid, _ in post.picks:
+                if (s := by_id.get(pid)) is None:
+                    continue
+                tier = (
+                    "judged"
+                    if "judge_relevance" in s.components
+                    else "screened"
+                    if "screen" in s.components
+                    else "cheap"
+                )
+                tiers[tier][s.stars] += 1
+    return "; ".join(f"{tier} {dict(sorted(c.items()))}" for tier, c in sorted(tiers.items()))
+
+
 def judged_views(days: Sequence[EvaluatedDay], replay: Replay, profile: Profile) -> None:
     """Within shown: cheap alone, judge alone, fused (all shown read), fused as judged."""
     orders: dict[str, list[tuple[EvaluatedDay, list[str]]]] = collections.defaultdict(list)
@@ -223,27 +282,7 @@ def judged_views(days: Sequence[EvaluatedDay], replay: Replay, profile: Profile)
             f"{name:34s}{recall(m, 5):7.3f} [{r5[0]:.2f},{r5[1]:.2f}]{recall(m, 10):8.3f}"
             f"{m['ndcg@10']:8.3f} [{ndcg[0]:.2f},{ndcg[1]:.2f}]{m['mrr']:8.3f}"
         )
-    # The whole listing: does the judged head hold the reader's picks?
-    picks = held = screened = 0
-    sizes, tokens, prefix = [], [], []
-    for day in days:
-        assert day.judged is not None
-        head = set(day.judged.head)
-        for post in day.posts:
-            for pid, _ in post.picks:
-                picks += 1
-                held += pid in head
-                screened += pid in day.judged.screens or pid in head
-        sizes.append(len(head))
-        tokens.append(day.judged.tokens.prompt)
-        prefix.append(day.judged.tokens.prefix_share)
-    print(
-        f"\nwhole listing: the judged head holds {held}/{picks} = {held / max(picks, 1):.3f}"
-        f" of the reader's picks (screened or read: {screened / max(picks, 1):.3f});"
-        f" head {min(sizes)}-{max(sizes)} papers (mean {statistics.mean(sizes):.0f});"
-        f" judge prompt tokens per day max {max(tokens):,}, mean {statistics.mean(tokens):,.0f};"
-        f" shared prefix {min(prefix):.3f}-{max(prefix):.3f}"
-    )
+    print(f"\nwhole listing: {head_share(days)}")
     fusion = [d.reader.reader.fusion for d in days]
     print(
         "fusion weights learned walk-forward (judge points per reference z):"
@@ -251,7 +290,25 @@ def judged_views(days: Sequence[EvaluatedDay], replay: Replay, profile: Profile)
         f" gamma (screen) {', '.join(f'{f.gamma:.1f}' for f in fusion)}"
     )
     print(f"stars of the real picks, as judged: {star_counts(days)}")
+    print(f"  by the evidence behind them: {stars_by_tier(days)}")
     print(f"stars of the real picks, cheap ranking: {star_counts(days, final=False)}")
+
+
+def head_sweep(
+    args: argparse.Namespace, profile: Profile, embedder: Embedder, replay: Replay
+) -> None:
+    """Each way of choosing the head: its share of the picks on the whole listing, its
+    tokens, and the fused ranking within shown as the product judges."""
+    print("\nthe judged head, by how it is chosen (same replay, same budget):")
+    for name, settings in HEAD_VARIANTS:
+        log = DayLog()
+        report, _ = run(args, with_rank(profile, **settings), embedder, True, log, replay)
+        shown = report.primary.system
+        print(
+            f"  {name}: R@5 {recall(shown, 5):.3f} nDCG@10 {shown['ndcg@10']:.3f};"
+            f" {head_share(log.days)}; picks' stars {star_counts(log.days)}",
+            flush=True,
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -265,6 +322,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="Default variants only.")
     parser.add_argument("--model", default=None, help="Embedding model (default: profile's).")
     parser.add_argument("--judge-replay", type=Path, default=None, help="Recorded judge answers.")
+    parser.add_argument(
+        "--head-sweep", action="store_true", help="With --judge-replay: head sizing variants."
+    )
     args = parser.parse_args(argv)
     profile = load_profile(args.profile)
     if args.model:
@@ -294,6 +354,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             judged_log = DayLog()
             run(args, profile, embedder, True, judged_log, replay)
             judged_views(judged_log.days, replay, profile)
+            if args.head_sweep:
+                head_sweep(args, profile, embedder, replay)
     print(f"\n--learn by halves: {halves(default)}")
     print("\npick selection under --learn, among the papers the reader saw"
           f" ({profile.picks_per_day} picks, min_stars {profile.min_stars}):")  # fmt: skip

@@ -111,6 +111,33 @@ def test_the_fusion_weight_follows_what_ranks_the_readers_picks(profile):
     assert kept == 1 and 0 < weight <= 30.0 / (1 + PRIOR_PICKS)
 
 
+def test_a_paper_of_the_usual_cheap_score_keeps_the_judges_own_number(profile):
+    """The cheap term is centred on the cheap score of what the judge read before, so a
+    fused score stays on the judge's scale (and its stars on the judge's bands) however
+    large the weight; a paper above the usual cheap score still gains."""
+    evidence = [
+        Evidence(
+            f"2026-04-{d:02d}",
+            kept,
+            cheap=4.0 + (1.0 if kept else -1.0) + 0.1 * i,
+            percentile=0.5,
+            judge=50.0,
+            screen=50.0,
+        )  # fmt: skip
+        for d in range(1, 11)
+        for i, kept in enumerate([True, False, False, False])
+    ]
+    fusion = learn_fusion(evidence)
+    centre = sum(e.cheap for e in evidence) / len(evidence)
+    assert fusion.beta > 0 and fusion.gamma > 0
+    assert fusion.judged_centre == pytest.approx(centre)
+    assert fusion.screened_centre == pytest.approx(centre)
+    assert fusion.judged(60.0, centre) == pytest.approx(60.0)
+    assert fusion.screened(60.0, centre) == pytest.approx(60.0)
+    assert fusion.judged(60.0, centre + 1) == pytest.approx(60.0 + fusion.beta)
+    assert learn_fusion([]).judged(60.0, 4.0) == 60.0  # no evidence: the judge alone
+
+
 def test_evidence_is_the_scores_as_they_stood_on_their_own_day(tmp_path, papers, profile, embedder):
     store = stored(tmp_path, papers)
     ranking = rank_papers(papers, profile, embedder)

@@ -2,9 +2,9 @@
 
 A paper's relevance comes from the best evidence it has — a tier:
 
-* ``judged``: the judge read it in full; its score is the fused ``J + beta * C`` (judge
-  relevance 0-100 plus the cheap score in reference z units, ``rank.fusion``);
-* ``screened``: the first screen saw its title and gist; score ``S + gamma * C``;
+* ``judged``: the judge read it in full; its score is the fused ``J + beta * (C - c_J)``
+  (judge relevance 0-100 plus the cheap score in reference z units, centred, ``rank.fusion``);
+* ``screened``: the first screen saw its title and gist; score ``S + gamma * (C - c_S)``;
 * ``cheap``: only the cheap ranking; its score is the paper's percentile in the reference
   (a background of real listing days, ``rank.reference``).
 

@@ -4,7 +4,15 @@ The judge's relevance ``J`` and the screen's ``S`` are on the judge's 0-100 scal
 score ``C`` is in reference z units (``rank.reference``: the same for a paper whatever day
 it is listed in). The fused scores stay on the judge's scale:
 
-    judged:   F = J + beta * C          screened: G = S + gamma * C
+    judged:   F = J + beta * (C - c_J)          screened: G = S + gamma * (C - c_S)
+
+``c_J`` and ``c_S`` are the mean cheap score of the evidence the judge read (screened): the
+papers of earlier days the reader kept or passed over. The cheap term adds what a paper's
+cheap score says beyond what the judge usually sees, so a paper of the usual cheap score
+keeps the judge's own number and stars (``rank.calibrate`` starts from the judge's bands).
+Uncentred, a head paper's ``beta * C`` alone was worth 30-100 points, which put a quarter
+of the picks at 4-5 stars until the calibration had seen enough of the reader's picks. The
+centre is a constant of the day: it moves no paper within its tier.
 
 ``beta`` and ``gamma`` are learned from the reader's own feedback on earlier days
 (``Evidence``: papers with a standing signal and what the LLM said about them on their
@@ -42,16 +50,18 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Fusion:
-    beta: float = 0.0  # judged papers: F = J + beta * C
-    gamma: float = 0.0  # screened papers: G = S + gamma * C
+    beta: float = 0.0  # judged papers: F = J + beta * (C - judged_centre)
+    gamma: float = 0.0  # screened papers: G = S + gamma * (C - screened_centre)
     judged_evidence: int = 0  # kept papers with a judge verdict behind beta
     screened_evidence: int = 0
+    judged_centre: float = 0.0  # mean cheap score of the evidence read in full
+    screened_centre: float = 0.0  # ... of the evidence screened
 
     def judged(self, judge: float, cheap: float) -> float:
-        return judge + self.beta * cheap
+        return judge + self.beta * (cheap - self.judged_centre)
 
     def screened(self, screen: float, cheap: float) -> float:
-        return screen + self.gamma * cheap
+        return screen + self.gamma * (cheap - self.screened_centre)
 
 
 def _auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
@@ -90,11 +100,17 @@ def learn_weight(samples: Iterable[tuple[str, bool, float, float]]) -> tuple[flo
 
 
 def learn_fusion(evidence: Sequence[Evidence]) -> Fusion:
-    """Both weights from the reader's evidence (see the module docstring)."""
+    """Both weights and their centres from the reader's evidence (see the module docstring)."""
+    read = [e for e in evidence if e.judge is not None]
+    screened_rows = [e for e in evidence if e.screen is not None]
     beta, judged = learn_weight(
-        (e.day, e.kept, e.judge, e.cheap) for e in evidence if e.judge is not None
+        (e.day, e.kept, e.judge, e.cheap) for e in read if e.judge is not None
     )
     gamma, screened = learn_weight(
-        (e.day, e.kept, e.screen, e.cheap) for e in evidence if e.screen is not None
+        (e.day, e.kept, e.screen, e.cheap) for e in screened_rows if e.screen is not None
     )
-    return Fusion(beta, gamma, judged, screened)
+    return Fusion(beta, gamma, judged, screened, _mean_cheap(read), _mean_cheap(screened_rows))
+
+
+def _mean_cheap(rows: Sequence[Evidence]) -> float:
+    return float(np.mean([e.cheap for e in rows])) if rows else 0.0

@@ -493,9 +493,10 @@ def apply_verdicts(
     """The ranking on the reader's absolute scale, with the judge's evidence.
 
     Each paper's relevance comes from its best evidence (``rank.calibrate``): a verdict
-    (``J + beta * C``, the judged calibration), else a screen (``S + gamma * C``), else its
-    cheap relevance as ranked. Stars are the relevance's band; judged papers take the
-    judge's line (an empty line stays empty) and reason, and ``components`` record
+    (``J + beta * (C - c_J)``, the judged calibration), else a screen
+    (``S + gamma * (C - c_S)``), else its cheap relevance as ranked. Stars are the
+    relevance's band; judged papers take the judge's line (an empty line stays empty) and
+    reason, and ``components`` record
     ``judge`` (its stars), ``judge_relevance``, ``screen``, ``fused`` and ``relevance``; a
     paper the judge saw instructing it is flagged with one star. The whole day is ordered by
     relevance (ties: the cheap score, then the text), ``score`` is the relevance, ranks are

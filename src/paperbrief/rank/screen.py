@@ -8,7 +8,7 @@ reader's picks are spread over the cheap ranking's top 200-300. So the cheap top
 
 * the cheap top ``judge_always``, whatever the screen said: text injected into one screened
   title cannot hide the day's strongest papers;
-* then the screened papers by ``S + gamma * C`` (``rank.fusion``), while the budget lasts
+* then the screened papers by ``S + gamma * (C - c_S)`` (``rank.fusion``), while the budget lasts
   and up to ``judge_top_k`` papers in all.
 
 Batches are interleaved over the cheap order (batch b holds ranks b, b + B, b + 2B, ...), so
