@@ -95,7 +95,7 @@ _KIND_TERMS = """
     seq2seq encoderdecoder decoderonly encoderonly transformer transformers cot lora qlora
     peft rlhf rlaif sft rag moe llm llms lm lms vlm vlms mllm mllms slm slms nlp nlu nlg ir
     ml dl ai agi api apis gpu gpus cpu cpus tpu ood sota mlp cnn rnn lstm gnn gan vae rl icl
-    ocr asr tts qa kv ner pos mt
+    ocr asr tts qa kv ner pos mt mc mcmc
 """
 KIND_TERMS = frozenset(_KIND_TERMS.split())
 _LIST_TAIL = r"(?:\d{1,3}|[A-Z]{1,2})\b"

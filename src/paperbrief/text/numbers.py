@@ -154,12 +154,12 @@ _WORD_NUMBER = re.compile(
 # Bounded context windows (characters) keep the scan linear in the text's length.
 _WINDOW = 48
 _REFERENCE_BEFORE = re.compile(
-    r"(?:^|[^\w])(?:tables?|tab\.|figures?|figs?\.|sections?|secs?\.|§|eqs?\.|equations?|"
+    r"(?:(?:^|[^\w])(?:tables?|tab\.|figures?|figs?\.|sections?|secs?\.|§|eqs?\.|equations?|"
     r"appendix|appendices|app\.|algorithms?|alg\.|lines?|lemmas?|theorems?|thm\.|"
     r"propositions?|prop\.|corollar(?:y|ies)|definitions?|def\.|examples?|steps?|remarks?|"
     r"assumptions?|hypothes[ie]s|rq|chapters?|ch\.|panels?|columns?|cols?\.|rows?|"
     r"footnotes?|listings?|exhibits?|claims?|phases?|stages?|versions?|experiment|study|"
-    r"limitations?|pages?|pp?\.|arxiv:|表|图|圖|式|公式|附录|第|步骤|局限)"
+    r"limitations?|pages?|pp?\.|arxiv:)|(?<![代发外])表|(?<!试)图|圖|(?<![模形正样格])式|附录|第|步骤|局限|引理|定理|命题|推论|定义|算法|假设|章节)"
     r"\s*\(?\s*(?:[A-Z]?\d+(?:\.\d+)*[a-z]?\)?\s*(?:,|and|&|or|–|—|-|to|~|和|与|、|及|至|/)\s*)*"
     r"\(?\s*$",
     re.IGNORECASE,

@@ -26,11 +26,16 @@ _MEASURE = (
     "个|篇|项|种|类|次|条|名|位|组|轮|步|层|份|例|场|套|款|家|所|人|道|题|张|幅|段|章|节|"
     "台|块|批|届|维度|大类"
 )
+# a duration after a numeral: 四周, 三天, 六个月, 两年, 十二个小时 (the unit's canonical name);
+# 日 is left out (五月三日 is a date), and so is 月 without 个 (三月 is March)
+_TIME_UNITS = {"周": "week", "星期": "week", "天": "day", "个月": "month", "年": "year",
+               "个小时": "h", "小时": "h", "分钟": "min", "秒钟": "s", "秒": "s"}  # fmt: skip
+_TIME = "|".join(_TIME_UNITS)
 _CN_TOKEN = re.compile(
     r"(?P<qualifier>约|大约|近|将近|接近|近乎|几乎|超过|逾|多于|大于|不到|不足|少于|小于)?"
     r"(?P<numeral>[零〇一二两三四五六七八九十百千万亿]+)"
-    r"(?P<tail>倍|成|个百分点|百分点|分之[零〇一二两三四五六七八九十百千]+|"
-    r"(?:" + _MEASURE + r"))?"
+    r"(?P<tail>倍半|倍|成|个百分点|百分点|分之[零〇一二两三四五六七八九十百千]+|"
+    r"(?:" + _TIME + r")(?![一二两三四五六七八九十年])|(?:" + _MEASURE + r"))?"
 )
 _FIXED_WORDS = re.compile(
     r"一致|一起|一般|一些|一旦|一直|一定|一方面|一样|一切|统一|唯一|之一|一味|一体|一同|一律|"
@@ -195,16 +200,22 @@ def chinese_numbers(text: str) -> list[WordNumber]:
         compound = len(numeral) > 1 or numeral in _SMALL_UNITS or numeral in _BIG_UNITS
         if not tail and not compound:
             continue  # 三 alone (三维, 三者 …) is no quantity
-        if numeral == "一" and tail not in ("倍", "成", "个百分点", "百分点"):
+        if numeral == "一" and tail not in ("倍", "倍半", "成", "个百分点", "百分点"):
             continue  # 一个 / 一篇 is an article
-        if numeral == "二" and tail and tail not in ("倍", "成", "个百分点", "百分点"):
+        if tail == "年" and ("〇" in numeral or "零" in numeral):
+            continue  # 二〇二四年 is a year, not a duration
+        if numeral == "二" and tail and tail not in ("倍", "倍半", "成", "个百分点", "百分点"):
             continue  # a count before a measure word is 两 (两次); 二次 is "secondary"
         if numeral in ("万", "亿", "千", "百"):
             continue  # a scale word alone (万一, 千万) reads as no number
         approx, bound = _qualified(match.group("qualifier"))
-        unit = {"倍": "x", "成": "%", "个百分点": "pp", "百分点": "pp"}.get(tail, "")
+        unit = {"倍": "x", "倍半": "x", "成": "%", "个百分点": "pp", "百分点": "pp"}.get(
+            tail, _TIME_UNITS.get(tail, "")
+        )
         if tail == "成":
             value *= 10
+        if tail == "倍半":  # 两倍半: two and a half times
+            value += 0.5
         if tail.startswith("分之"):
             part = chinese_value(tail[2:])
             if not value or part is None:

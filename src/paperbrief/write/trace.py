@@ -55,6 +55,7 @@ from paperbrief.write.quantities import (
     derived,
     derives,
     is_change,
+    relative_to_base,
     states_change,
     supports,
 )
@@ -193,6 +194,12 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
             continue  # the digest's own proposal or question, not a claim about the paper
         if section == "experiment" and mention.dimension == "time":
             continue  # effort
+        if section in READER_SECTIONS and mention.dimension == "time" and _EFFORT.search(plain):
+            continue  # the reader's effort ("本组复现约 2–3 周"), not a duration of the paper
+        if section in OWN_SECTIONS and _EXAMPLE.search(_clause_of(plain, mention.start)[
+            : mention.start - _clause_start(plain, mention.start)
+        ]):
+            continue  # the digest's own example in a proposal or question ("如 k=-1 或 k=-10")
         if day and mention.dimension == "time" and any(w in plain.lower() for w in _READING_TIME):
             continue
         if day and bare and mention.value in sources.facts:
@@ -212,13 +219,19 @@ _MEASURE_AFTER = re.compile(
 )
 
 
+def _is_count(plain: str, mention: NumberMention) -> bool:
+    """An integer that counts something (两组, 5 seeds), not a level."""
+    whole = float(mention.value).is_integer() and not mention.decimals
+    return whole and not mention.unit and mention.pair is None and _counts(plain, mention)
+
+
 def _counts(plain: str, mention: NumberMention) -> bool:
     """A small integer that counts something: written in words (七个, three), or followed by
     a measure word or a noun (4 个数据集, 5 seeds)."""
     return mention.words or bool(_MEASURE_AFTER.match(plain[mention.end : mention.end + 12]))
 
 
-_LIST_END = re.compile(r"[，,；;。！？!?：:\n]")
+_LIST_END = re.compile(r"[，；;。！？!?：:\n]|,(?!\d{3})")
 _LAST_JOIN = re.compile(r"(?:和|与|及|以及|\band\b|\bor\b)")
 
 
@@ -235,7 +248,11 @@ def _items(text: str) -> int:
             separators += 1
             last = position
     if not separators:
-        return 0
+        slashed = re.search(r"(?:[\w.-]+/){1,6}[\w.-]+\s*$", text)  # "tiny/short/long 三种"
+        if slashed:
+            return slashed.group(0).count("/") + 1
+        pair = re.search(r"[\w.,-]+\s?(?:与|和|及|或|\band\b|\bor\b)\s?[\w.,-]+\s*$", text)
+        return 2 if pair else 0  # "33,511 与 33,551 两种写法"
     return separators + 1 + bool(_LAST_JOIN.search(text[last:]))
 
 
@@ -292,6 +309,17 @@ def _assigned(plain: str, mention: NumberMention) -> bool:
     """A small integer written with its sign ("k=-3", "+2"): a value of the paper, not a
     list's own numbering (unsigned settings such as "n=3" name the example, as labels do)."""
     return mention.negative or mention.text.lstrip()[:1] in "+＋"
+
+
+_QUESTION = re.compile(r"[？?]\s*$")
+_EFFORT = re.compile(r"工作量|本组|本课题组|我们|咱们|\beffort\b|\bwe\b|\bour\b", re.IGNORECASE)
+# a clause that gives the digest's own example: "（如 k=-1 或 k=-10）", "e.g. 7B models"
+_EXAMPLE = re.compile(r"(?:^|[^\w])(?:如|例如|比如|譬如|诸如)|\be\.g\.|\bsuch as\b|\bfor example\b",
+                      re.IGNORECASE)  # fmt: skip
+
+
+def _clause_start(text: str, position: int) -> int:
+    return max((m.end() for m in _CLAUSE_EDGE.finditer(text, 0, position)), default=0)
 
 
 def _clause_of(text: str, position: int) -> str:
@@ -410,7 +438,11 @@ def _name_findings(
     relevant = [indexes[p] for p in papers if p in indexes]
     aliases = _aliases(claim.plain, [*claim.names, *claim.others])
 
-    def fine(part: str, key: str) -> bool:
+    grouped = _listed_with_cited(claim.plain, cited)
+    referred = " ".join(_referred_keys(paper, unit, indexes) for paper, unit in claim.units)
+    cited_names = {name_key(n.text) for _, u in claim.units for n in names_in(u.text)}
+
+    def fine(part: str, key: str, name: Name = Name("", 0, 0)) -> bool:
         return (
             not key
             or key in sources.allowed_names
@@ -418,12 +450,20 @@ def _name_findings(
             or key in cited
             or any(len(key) >= 4 and key in _unit_keys(u) for _, u in claim.units)
             or any(index.generic(part) for index in relevant)
+            or key in referred
+            or _expanded_acronym(part, cited_names, relevant)
+            or _initials(part) in cited_names
+            or _short_metric(part, claim.units)
+            or part in grouped
+            or _spelling_variant(key, relevant)
+            or (_AUTHORED.match(claim.plain[name.end : name.end + 24]) is not None
+                and any(key in _previous_keys(p, u, indexes) for p, u in claim.units))
         )
 
     for name in claim.names:
         for part in name_parts(name.text):
             key = name_key(part)
-            if fine(part, key) or fine(part, aliases.get(key, "")) and key in aliases:
+            if fine(part, key, name) or fine(part, aliases.get(key, "")) and key in aliases:
                 continue
             other_row = _label_elsewhere(key, claim.units, indexes)
             if other_row:
@@ -449,9 +489,108 @@ def _name_findings(
                 and key not in KIND_TERMS
                 and not any(index.mentions_name(key) for index in relevant)
                 and not any(index.mentions_name(aliases.get(key, "")) for index in relevant)
+                and not _spelling_variant(key, relevant)
             ):
                 findings.append(Finding("name", f"{part} is not in the paper"))
     return findings
+
+
+_REFERRING_BACK = 4  # sentences before a name-less cited sentence that it may refer to
+
+
+def _referred_keys(paper: str, unit: Unit, indexes: Mapping[str, UnitIndex]) -> str:
+    """The names a cited sentence that names nothing refers back to ("we compared our
+    results with the theory in Eq. (40)" after "the Rayleigh PDF in Eq. (27)"): those of
+    the few sentences before it in its section. A sentence that names something speaks of
+    that, so its neighbours' names are not its own."""
+    index = indexes.get(paper)
+    number = re.fullmatch(r"E(\d+)", unit.id)
+    if index is None or number is None or unit.kind != "sentence" or names_in(unit.text):
+        return ""
+    keys = []
+    for back in range(1, _REFERRING_BACK + 1):
+        before = index.get(f"E{int(number.group(1)) - back}")
+        if before is None or before.location != unit.location:
+            break
+        keys.append(name_key(before.text))
+    return " ".join(keys)
+
+
+# a name said as a result's author: "Holliday–Pacuit 的定理", "Kramer 法则", "X et al."
+_AUTHORED = re.compile(
+    r"^(?:\s*(?:[–—&-]|and|和|与)\s*[A-Z][\w-]*)*\s*(?:的)?\s*(?:定理|引理|结论|结果|证明|公理|猜想|法则|'s\b)"
+)
+
+
+def _previous_keys(paper: str, unit: Unit, indexes: Mapping[str, UnitIndex]) -> str:
+    """The folded text of the sentence before a cited one in its section ("Holliday and
+    Pacuit have already proved half of what we need." before the theorem they proved)."""
+    index = indexes.get(paper)
+    number = re.fullmatch(r"E(\d+)", unit.id)
+    if index is None or number is None:
+        return ""
+    before = index.get(f"E{int(number.group(1)) - 1}")
+    return name_key(before.text) if before is not None and before.location == unit.location else ""
+
+
+def _spelling_variant(key: str, relevant: Sequence[UnitIndex]) -> bool:
+    """ "Cramer" for the paper's "Kramer": a name of letters only, five or more, one letter
+    off a word the paper writes (a digit off is another model: Llama-70B is not 80B)."""
+    if len(key) < 5 or not key.isalpha() or not key.isascii():
+        return False
+    if any(index.mentions_name(key) for index in relevant):
+        return False  # the paper writes it: which unit says it is the question
+    variants = [re.compile(re.escape(key[:i]) + "[a-z]" + re.escape(key[i + 1 :])) for i in
+                range(len(key))]  # fmt: skip
+    return any(v.search(index.paper_text_keys) for v in variants for index in relevant)
+
+
+def _initials(name: str) -> str:
+    """ "Civil Rights Litigation Clearinghouse" → "crlc": a multi-word name's acronym, which
+    a paper defines once and then uses ("… Clearinghouse (CRLC)")."""
+    words = re.findall(r"[A-Z][A-Za-z]*", name)
+    return "".join(w[0] for w in words).lower() if len(words) >= 2 else ""
+
+
+def _short_metric(part: str, units: Sequence[tuple[str, Unit]]) -> bool:
+    """ "Rouge-2" for a table's "R-2": a metric written whole where the cited units write
+    its initial and the same suffix (ROUGE-2 / R-2 / R-2f1, BLEU-4 / B-4)."""
+    match = re.fullmatch(r"([A-Za-z]{2,})-(\w{1,3})", part)
+    if match is None:
+        return False
+    short = re.compile(rf"(?<![A-Za-z]){match.group(1)[0]}-?{match.group(2)}(?![0-9])", re.I)
+    return any(short.search(f"{u.text} {u.column_label}") for _, u in units)
+
+
+_NAME_LIST = re.compile(r"(?:[A-Za-z][\w.-]*\s?、\s?)+[A-Za-z][\w.-]*\s?(?:等|and others|etc)")
+
+
+def _listed_with_cited(plain: str, cited: str) -> set[str]:
+    """The names of a list said of a group ("BART、PEGASUS、LED、PRIMERA 等模型 … 最多 416
+    词"): when one of them is in the cited units, the list speaks of the group it leads."""
+    found: set[str] = set()
+    for match in _NAME_LIST.finditer(plain):
+        members = re.findall(r"[A-Za-z][\w.-]*", match.group(0).removesuffix("etc"))
+        members = [m for m in members if m not in ("and", "others")]
+        if any(name_key(m) and name_key(m) in cited for m in members):
+            found |= set(members)
+    return found
+
+
+def _expanded_acronym(part: str, cited: set[str], relevant: Sequence[UnitIndex]) -> bool:
+    """ "NLSE" for the cited "NLS" where the paper writes "NLS equation": an acronym made of
+    a cited name and the initials of the words the paper writes after it."""
+    if not (part.isupper() and part.isalpha() and 3 <= len(part) <= 8):
+        return False
+    for split in range(2, len(part)):
+        stem, rest = part[:split], part[split:]
+        if name_key(stem) not in cited:
+            continue
+        spelled = rf"\b{stem}\b[\s-]+" + r"[\s-]+".join(rf"{c}\w*" for c in rest) + r"\b"
+        pattern = re.compile(spelled, re.IGNORECASE)
+        if any(pattern.search(u.text) for index in relevant for u in index):
+            return True
+    return False
 
 
 _WORK_CITED = re.compile(r"\s*(?:et al\b|等人?(?:\s*[(（]?\s*(?:19|20)\d\d))", re.IGNORECASE)
@@ -640,6 +779,8 @@ def _ordered_numbers(claim: _Claim, names: Sequence[Name]) -> tuple[list[Finding
         left = before[-1]
         if left is right or left.unit != right.unit:
             continue
+        if _is_count(plain, left) != _is_count(plain, right):
+            continue  # "两组 … 小于 0.14": a count is no level to order against a value
         a, b = left.value * left.scale, right.value * right.scale
         a, b = -a if left.negative else a, -b if right.negative else b
         if a == b:
@@ -757,14 +898,27 @@ def _computed(
     ratio or a share of something ("不到安全代码模型的一半"); a level such as "k=-2" is never
     a difference of two other numbers."""
     allowed = computations(plain, number)
-    if not (is_change(plain, number) or number.unit == "x"):
+    relative = "relative" in allowed and bool(
+        RELATIVE_WORD.search(plain[max(0, number.start - 8) : number.start])
+    )
+    within = number.bound == "under" and "difference" in allowed  # "相差在 0.04 以内"
+    if not (
+        is_change(plain, number)
+        or number.unit == "x"
+        or _assigned(plain, number)
+        or relative
+        or within
+    ):
         of = re.search(
             r"(?:的|\bof)\s*[约近~≈]?\s*$", plain[max(0, number.start - 6) : number.start]
         )
         if "share" not in allowed or of is None:
             return None
         allowed = ("share",)
-    return derived(number, units, allowed)
+    found = derived(number, units, allowed)
+    if found is None and "relative" in allowed:
+        found = relative_to_base(number, units)
+    return found
 
 
 def _assign(
@@ -847,6 +1001,79 @@ def _named_source(plain: str, number: NumberMention) -> str:
     return f"{kind} {last.group('n')}"
 
 
+_OTHER_UNIT = {"%": "pp", "pp": "%"}
+
+
+def _stated_in_other_unit(
+    number: NumberMention, matched: Options, plain: str, units: Sequence[tuple[str, Unit]]
+) -> str:
+    """Points written as percent or percent as points, where a cited unit says which: "提高
+    1.11%" for the paper's "1.11 percentage points" (a fraction cell 0.0111 would read as
+    either). Not when no cited unit states the value in the other unit, when one states it
+    in the claim's own unit, or when the claim's reading is computed from two cited levels
+    (the paper's "4.5%" gain of two accuracies is 4.5 points)."""
+    other = _OTHER_UNIT.get(number.unit)
+    if other is None or any(m[2].unit == number.unit for m in matched):
+        return ""
+    as_other = replace(number, unit=other)
+    stated = any(
+        m.unit == other and supports(as_other, m, cell=unit.kind == "cell")
+        for _, unit in units
+        for m in unit.evidence
+    )
+    if not stated or derived(number, units, computations(plain, number)) is not None:
+        return ""
+    return "percentage points" if other == "pp" else "percent"
+
+
+def _model_size(number: NumberMention, units: Sequence[tuple[str, Unit]], sources: Sources) -> bool:
+    """ "7B 论文检索 agent" of the paper's "PaSa-7b": a model size its names carry is a name,
+    not a result (a size no model of the paper has is checked as any number)."""
+    if not re.fullmatch(r"\d+(?:\.\d+)?\s?[BbMm]", number.text):
+        return False
+    size = re.compile(rf"[-_ ]{re.escape(number.text.replace(' ', ''))}\b", re.IGNORECASE)
+    indexes = [sources.papers[p] for p in {p for p, _ in units} if p in sources.papers]
+    return any(size.search(u.text) for index in indexes for u in index)
+
+
+_SETTING = re.compile(r"(?<![\w.])(?P<symbol>[A-Za-z][A-Za-z0-9_]{0,3})\s*[=＝]\s*$")
+_INTERVAL = re.compile(
+    r"(?P<interval>[\[(]\s*[-−+]?\d+(?:\.\d+)?\s*,\s*[-−+]?\d+(?:\.\d+)?\s*[\])])"
+)
+_SETTING_UNITS = 3  # a symbol's value the paper states this often is its setup
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"\s|\\,", "", text).replace("−", "-").replace("＝", "=")
+
+
+def _settings_stated(
+    plain: str, numbers: Sequence[NumberMention], indexes: Sequence[UnitIndex]
+) -> set[int]:
+    """The claim's numbers that restate the paper's setup, whatever the claim cites: a
+    symbol's value the paper states in several units ("k=-3", the carrier of every run), or
+    an interval the paper states exactly ("k∈[-3.5,-2.5]", a region it fits). A changed
+    value is no longer the paper's, so it is checked as any number is."""
+    if not indexes:
+        return set()
+    found: set[int] = set()
+    texts = [_folded(u.text) for index in indexes for u in index]
+    for interval in _INTERVAL.finditer(plain):
+        inside = [n for n in numbers if interval.start() <= n.start < interval.end()]
+        folded = _folded(interval.group("interval"))
+        if len(inside) == 2 and any(folded in text for text in texts):
+            found |= {id(n) for n in inside}
+    for number in numbers:
+        setting = _SETTING.search(plain[max(0, number.start - 8) : number.start])
+        if setting is None or number.pair is not None or number.unit:
+            continue
+        stated = _folded(f"{setting.group('symbol')}={number.text}")
+        pattern = re.compile(rf"(?<![\w.]){re.escape(stated)}(?![\d.])")
+        if sum(1 for text in texts if pattern.search(text)) >= _SETTING_UNITS:
+            found.add(id(number))
+    return found
+
+
 def _quantity_findings(
     claim: _Claim, compared: Sequence[Comparison], support: list[tuple[str, str, str]],
     paper: str, sources: Sources,
@@ -856,7 +1083,12 @@ def _quantity_findings(
     plain, units = claim.plain, claim.units
     findings: list[Finding] = []
     candidates: list[tuple[NumberMention, Options]] = []
+    settings = _settings_stated(plain, claim.numbers, [sources.papers[p] for p in
+                                {p for p, _ in units} if p in sources.papers])  # fmt: skip
     for number in claim.numbers:
+        if id(number) in settings or _model_size(number, units, sources):
+            support.append((number.text, units[0][0], units[0][1].id))
+            continue
         # in "B trails A by 37.78%" the number's direction is the comparison's, whose order
         # the comparison check reads; on its own it would read as the evidence's opposite
         claimed = None if compared else direction_of(plain, number.start, number.end)
@@ -876,6 +1108,11 @@ def _quantity_findings(
                                         f"{source} states"))  # fmt: skip
                 continue
             matched = own or matched
+        other_unit = _stated_in_other_unit(number, matched, plain, units)
+        if other_unit:
+            findings.append(Finding("quantity", f"{number.text}: the cited units state it in "
+                                    f"{other_unit}"))  # fmt: skip
+            continue
         levels_only = False
         if matched and is_change(plain, number):
             changes = [m for m in matched if states_change(m[1], m[2])]
@@ -950,6 +1187,8 @@ def check_claim(
     has_comparison = bool(compared)
     if not refs and not numbers and not has_comparison:
         return None
+    if not refs and not numbers and own and _QUESTION.search(plain):
+        return None  # the digest's own question ("A 胜过 B，有多少来自 …？"), no claim
     if not refs:
         return ClaimCheck(paper, section, plain, refs, (Finding("citation", "no citation"),),
                           line=line)  # fmt: skip
