@@ -221,7 +221,7 @@ _UNDER_BEFORE = re.compile(
 )
 _UNDER_AFTER = re.compile(r"^\s*(?:以下|以内)")
 _BOUND_OF = re.compile(
-    r"(?:(?P<under>不到|不足|少于|低于)|超过|多于|高于|逾)[^，,；;。\d]{1,16}的\s*$"
+    r"(?:(?P<under>不到|不足|少于|低于)|超过|多于|高于|逾)[^，；;。]{1,20}的\s*$"
 )
 _ARXIV_ID = re.compile(rf"^{DATED_NEW_ID}$")
 

@@ -46,6 +46,7 @@ from paperbrief.text.direction import (
     on_value_axis,
 )
 from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
+from paperbrief.write.relations import bindings, relations
 from paperbrief.write.quantities import (
     ABSOLUTE_WORD,
     RELATIVE_WORD,
@@ -134,6 +135,7 @@ class _Claim:
     names: list[Name]  # the names attached to its numbers and comparisons (``attached_names``)
     units: list[tuple[str, Unit]] = field(default_factory=list)
     others: list[Name] = field(default_factory=list)  # its other names (paper sections only)
+    bindable: list[int] = field(default_factory=list)  # where "SYM=v" values may be read
 
 
 _CLAUSE_EDGE = re.compile(r"[，,；;。！？!?：:（()）|\n]| — | – ")
@@ -1036,6 +1038,54 @@ def _model_size(number: NumberMention, units: Sequence[tuple[str, Unit]], source
     return any(size.search(u.text) for index in indexes for u in index)
 
 
+def _plain_value(mention: NumberMention) -> float:
+    """A number as a plain fraction-or-value: 2/7 → 0.2857, 82% → 0.82, 八成 → 0.8."""
+    if mention.pair is not None and mention.pair[1]:
+        return mention.pair[0] / mention.pair[1]
+    value = mention.value * mention.scale
+    return value / 100 if mention.unit in ("%", "pp") else value
+
+
+_BRACKET_GAP = re.compile(
+    r"^\s*(?:以上|以下|以内|左右)?\s*[（(]\s*(?:约|近|即|≈|~|=|about|i\.e\.,?)?\s*$"
+)
+_EVERY_BOUND = re.compile(r"[（(]\s*(?:均|都|皆|全部|all|both)\s*$", re.IGNORECASE)
+
+
+def _restates_neighbour(
+    plain: str, number: NumberMention, numbers: Sequence[NumberMention]
+) -> bool:
+    """A number in brackets right after another of the claim that says the same quantity
+    another way ("R=2/7（约 0.29）", "八成以上（0.82）", "0.5（50%）"): the other carries the
+    claim's evidence; this one only has to agree with it (a bound: lie on its side)."""
+    every = _EVERY_BOUND.search(plain[max(0, number.start - 12) : number.start])
+    if number.bound and every:  # "0.84 和 0.88（均超过八成）": a bound on each number before it
+        edge = _clause_start(plain, max(0, number.start - 12 + every.start()))
+        before = [n for n in numbers if n.end <= number.start and n.start >= edge and not n.bound]
+        limit = _plain_value(number)
+        return bool(before) and all(
+            _plain_value(n) >= limit if number.bound == "over" else _plain_value(n) <= limit
+            for n in before
+        )
+    for other in numbers:
+        if other is number or other.end > number.start or (other.kind == "ratio" and not other.pair):
+            continue
+        end = other.end
+        if other.pair is not None:  # "2/7": the pair's mention ends before its denominator
+            tail = re.match(r"\s*/\s*\d+", plain[end:])
+            end += tail.end() if tail else 0
+        if not _BRACKET_GAP.match(plain[end : number.start]):
+            continue
+        a, b = _plain_value(other), _plain_value(number)
+        if other.bound or number.bound:
+            bound, value = (other, b) if other.bound else (number, a)
+            limit = _plain_value(bound)
+            return value >= limit if bound.bound == "over" else value <= limit
+        half = 0.5 * 10 ** (-number.decimals) * (0.01 if number.unit in ("%", "pp") else 1)
+        return abs(a - b) <= max(half, 0.02 * abs(a)) + 1e-12
+    return False
+
+
 _SETTING = re.compile(r"(?<![\w.])(?P<symbol>[A-Za-z][A-Za-z0-9_]{0,3})\s*[=＝]\s*$")
 _INTERVAL = re.compile(
     r"(?P<interval>[\[(]\s*[-−+]?\d+(?:\.\d+)?\s*,\s*[-−+]?\d+(?:\.\d+)?\s*[\])])"
@@ -1085,7 +1135,12 @@ def _quantity_findings(
     candidates: list[tuple[NumberMention, Options]] = []
     settings = _settings_stated(plain, claim.numbers, [sources.papers[p] for p in
                                 {p for p, _ in units} if p in sources.papers])  # fmt: skip
+    conflicts, bound = bindings(plain, [u.text for _, u in units], claim.bindable)
+    findings += [Finding(c.check, c.detail) for c in conflicts]
     for number in claim.numbers:
+        if any(a <= number.start < b for a, b in bound):  # "⟨Hₖ⟩=3.5" for the cited "⟨Hₖ⟩=7/2"
+            support.append((number.text, units[0][0], units[0][1].id))
+            continue
         if id(number) in settings or _model_size(number, units, sources):
             support.append((number.text, units[0][0], units[0][1].id))
             continue
@@ -1117,6 +1172,8 @@ def _quantity_findings(
         if matched and is_change(plain, number):
             changes = [m for m in matched if states_change(m[1], m[2])]
             levels_only, matched = not changes, changes
+        if _restates_neighbour(plain, number, claim.numbers):
+            continue  # "R=2/7（约 0.29）", "八成以上（0.82）": one quantity said twice
         if not matched and units and (
             listed_count(plain, number) or _restated(plain, number, paper, sources)
             or counted_by_citation(number, units)
@@ -1184,6 +1241,11 @@ def check_claim(
     claim = _Claim(plain, numbers, attached_names(plain, numbers, compared, names, own=own))
     if section in PAPER_SECTIONS:
         claim.others = [n for n in names if n not in claim.names]
+    claim.bindable = [
+        m.start
+        for m in find_numbers(plain)
+        if not (own and _EXAMPLE.search(plain[_clause_start(plain, m.start) : m.start]))
+    ]
     has_comparison = bool(compared)
     if not refs and not numbers and not has_comparison:
         return None
@@ -1208,6 +1270,9 @@ def check_claim(
         findings += _name_findings(claim, sources, sources.papers)
         findings += _comparison_findings(claim)
         findings += _dimension_findings(claim)
+        findings += [
+            Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
+        ]
         ordered, decided = _ordered_numbers(claim, names)
         findings += ordered + _polarity_findings(claim, names, compared, decided)
     return ClaimCheck(paper, section, plain, refs, tuple(findings), tuple(support), line)
