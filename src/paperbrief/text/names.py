@@ -27,6 +27,7 @@ _STOP_WORDS = """
     roughly up down out into onto upon
 """
 _STOP = frozenset(_STOP_WORDS.split())
+STOP_WORDS = _STOP  # function words: never a name, nor what tells two things apart
 _UNIT_WORDS_TEXT = (
     "pp pt pts x s ms min h hr hrs k m b kb mb gb tb usd rmb cny eur gbp percent points"
 )

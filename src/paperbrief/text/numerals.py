@@ -206,8 +206,10 @@ def chinese_numbers(text: str) -> list[WordNumber]:
             continue  # 二〇二四年 is a year, not a duration
         if numeral == "二" and tail and tail not in ("倍", "倍半", "成", "个百分点", "百分点"):
             continue  # a count before a measure word is 两 (两次); 二次 is "secondary"
-        if numeral in ("万", "亿", "千", "百"):
-            continue  # a scale word alone (万一, 千万) reads as no number
+        if numeral in ("万", "亿", "千", "百") and (
+            not re.fullmatch(_MEASURE, tail) or before in "数几成上好"
+        ):
+            continue  # a scale word alone (万一, 千万, 数百篇) reads as no number; 千次 counts
         approx, bound = _qualified(match.group("qualifier"))
         unit = {"倍": "x", "倍半": "x", "成": "%", "个百分点": "pp", "百分点": "pp"}.get(
             tail, _TIME_UNITS.get(tail, "")

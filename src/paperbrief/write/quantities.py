@@ -263,11 +263,15 @@ def derives(
     return "share" in allowed and _close(claim, 100 * low / high)
 
 
-def counted_by_citation(number: NumberMention, units: Sequence[tuple[str, Unit]]) -> bool:
+def counted_by_citation(
+    number: NumberMention, units: Sequence[tuple[str, Unit]], plain_after: str = ""
+) -> bool:
     """ "三组模型 … [three cells]": a small count the writer made of what it cites — the cited
     units, or the distinct rows or columns of the cited cells."""
     if number.unit or number.scale != 1.0 or number.value > 10 or number.pair is not None:
         return False
+    if re.match(r"\s?(?:次|轮|遍|步|runs?\b|times\b|rounds?\b|seeds?\b)", plain_after):
+        return False  # "3 次微调" counts runs the paper states, not the cited items
     if number.decimals or not float(number.value).is_integer():
         return False
     cells = [u for _, u in units if u.kind == "cell"]

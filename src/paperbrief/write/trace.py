@@ -46,6 +46,7 @@ from paperbrief.text.direction import (
     on_value_axis,
 )
 from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
+from paperbrief.text.names import STOP_WORDS as _NAME_STOP
 from paperbrief.write.relations import bindings, relations
 from paperbrief.write.quantities import (
     ABSOLUTE_WORD,
@@ -185,6 +186,9 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
             continue
         if any(a <= mention.start < b for a, b in rating_spans):
             continue  # the digest's own rating ("相关度只有 1/5", "只给 2 星")
+        if day and bare and mention.value not in sources.facts and _day_count(plain, mention):
+            found.append(mention)  # "从 412 篇中选出 4 篇" when the day picked 3
+            continue
         reader = section in READER_SECTIONS or _READER.search(plain) is not None
         if reader and any(_same_value(mention, k) for k in sources.known):
             continue  # the reader's own numbers (their assets, their findings, their scale)
@@ -313,6 +317,15 @@ def _assigned(plain: str, mention: NumberMention) -> bool:
     return mention.negative or mention.text.lstrip()[:1] in "+＋"
 
 
+def _day_count(plain: str, mention: NumberMention) -> bool:
+    """A count of the day's papers ("选出 4 篇", "412 papers were considered"): the day's
+    facts state it, the reader's profile never does."""
+    picked = _PICKED.search(_clause_of(plain, mention.start))
+    return picked is not None and _PAPERS_AFTER.match(plain[mention.end : mention.end + 8]) is not None
+
+
+_PICKED = re.compile(r"选出|入选|选了|挑出|picked|selected|chosen", re.IGNORECASE)
+_PAPERS_AFTER = re.compile(r"^\s?(?:篇|papers?\b|picks?\b)", re.IGNORECASE)
 _QUESTION = re.compile(r"[？?]\s*$")
 _EFFORT = re.compile(r"工作量|本组|本课题组|我们|咱们|\beffort\b|\bwe\b|\bour\b", re.IGNORECASE)
 # a clause that gives the digest's own example: "（如 k=-1 或 k=-10）", "e.g. 7B models"
@@ -374,6 +387,9 @@ _SAYS_PAPER = re.compile(
 
 
 def _same_value(a: NumberMention, b: NumberMention) -> bool:
+    """The same quantity: value, scale and dimension, and points are not percent."""
+    if {a.unit, b.unit} == {"%", "pp"}:
+        return False
     return math.isclose(a.value * a.scale, b.value * b.scale) and a.dimension == b.dimension
 
 
@@ -620,14 +636,76 @@ def _label_elsewhere(
 
 
 # ------------------------------------------------------------------- comparisons
+_SIDE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*")
+_CUE_WORDS = frozenset("than lower higher greater larger smaller less more fewer better worse much "
+                       "far even still slightly".split())  # fmt: skip
+
+
+def _side_tokens(text: str) -> set[str]:
+    """What identifies one side of a comparison across languages: its Latin names and
+    words ("GPT-4o", "greeting"), folded, function words and comparison words left out."""
+    tokens = set()
+    for word in _SIDE_WORD.findall(text):
+        lower = word.lower()
+        if len(lower) >= 3 and lower not in _NAME_STOP and lower not in _CUE_WORDS:
+            tokens.add(name_key(word))
+    return tokens
+
+
+def _than_sides(text: str) -> list[tuple[int, int, set[str], set[str]]]:
+    """(cue start, sign, left tokens, right tokens) of each than-comparison of ``text``."""
+    found = []
+    spans = _spans(text)
+    for cue in _THAN.finditer(text):
+        if _NEGATED.search(text[max(0, cue.start() - 6) : cue.start()]):
+            continue
+        start, end = next(((a, b) for a, b in spans if a <= cue.start() < b), (0, len(text)))
+        sign = 1 if cue.lastgroup == "up" else -1
+        left, right = _side_tokens(text[start : cue.start()]), _side_tokens(text[cue.end() : end])
+        found.append((cue.start(), sign, left, right))
+    return found
+
+
+def _sides_findings(claim: _Claim) -> tuple[list[Finding], set[int]]:
+    """ "X 的概率仍高于 GPT-4o" against the cited "… is lower than for GPT-4o": a
+    than-comparison whose two sides share their names with a cited one's, in the same order
+    (the same cue expected) or swapped (the opposite cue). Sides that share nothing, or
+    share as much either way, are not decided here. Returns findings and the cues decided."""
+    theirs = [
+        found
+        for _, unit in claim.units
+        if unit.kind == "sentence" and not unit.quoted
+        for found in _than_sides(unit.text)
+    ]
+    findings: list[Finding] = []
+    decided: set[int] = set()
+    for start, sign, left, right in _than_sides(claim.plain):
+        for _, their_sign, their_left, their_right in theirs:
+            same = len(left & their_left) + len(right & their_right)
+            swapped = len(left & their_right) + len(right & their_left)
+            if same == swapped:
+                continue
+            expected = their_sign if same > swapped else -their_sign
+            decided.add(start)
+            if expected != sign:
+                matched = _THAN.match(claim.plain, start)
+                cue = matched.group(0) if matched else claim.plain[start : start + 2]
+                findings.append(Finding("comparison", f"“{cue}”: the cited units compare the "
+                                        "same two the other way"))  # fmt: skip
+            break
+    return findings, decided
+
+
 def _value_near(numbers: Sequence[NumberMention], name: Name, limit: int) -> NumberMention | None:
     after = [m for m in numbers if name.end <= m.start < limit]
     return after[0] if after else None
 
 
-def _comparison_findings(claim: _Claim) -> list[Finding]:
+def _comparison_findings(claim: _Claim, decided: set[int] = frozenset()) -> list[Finding]:  # type: ignore[assignment]
     findings: list[Finding] = []
     for comparison in comparisons(claim.plain, claim.names):
+        if any(abs(comparison.cue_start - d) <= 2 for d in decided):
+            continue  # its two sides were matched to a cited comparison
         left, right = comparison.left, comparison.right
         context = claim.plain + " " + " ".join(u.column_label or u.text for _, u in claim.units)
         flip = comparison.axis == "merit" and lower_is_better(context)
@@ -1176,7 +1254,7 @@ def _quantity_findings(
             continue  # "R=2/7（约 0.29）", "八成以上（0.82）": one quantity said twice
         if not matched and units and (
             listed_count(plain, number) or _restated(plain, number, paper, sources)
-            or counted_by_citation(number, units)
+            or counted_by_citation(number, units, plain[number.end : number.end + 8])
         ):  # fmt: skip
             support.append((number.text, units[0][0], units[0][1].id))
             continue
@@ -1268,11 +1346,13 @@ def check_claim(
     findings += _quantity_findings(claim, compared, support, paper, sources)
     if claim.units:
         findings += _name_findings(claim, sources, sources.papers)
-        findings += _comparison_findings(claim)
+        sided, by_sides = _sides_findings(claim)
+        findings += sided + _comparison_findings(claim, by_sides)
         findings += _dimension_findings(claim)
         findings += [
             Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
         ]
         ordered, decided = _ordered_numbers(claim, names)
+        decided |= by_sides
         findings += ordered + _polarity_findings(claim, names, compared, decided)
     return ClaimCheck(paper, section, plain, refs, tuple(findings), tuple(support), line)
