@@ -498,6 +498,11 @@ def _name_findings(
         key = name_key(name.text)
         if _WORK_CITED.match(claim.plain[name.end : name.end + 12]) and key not in cited:
             findings.append(Finding("name", f"{name.text} et al. is not in the cited units"))
+    for name in names_in(claim.plain):  # another model of a cited model's family
+        for part in name_parts(name.text):
+            sibling = _sibling(part, claim.units)
+            if sibling and name_key(part) not in sources.allowed_names:
+                findings.append(Finding("name", f"{part} is not the cited {sibling}"))
     for name in claim.others:  # said of the paper, though not of a number: must exist in it
         for part in name_parts(name.text):
             key = name_key(part)
@@ -561,6 +566,28 @@ def _spelling_variant(key: str, relevant: Sequence[UnitIndex]) -> bool:
     variants = [re.compile(re.escape(key[:i]) + "[a-z]" + re.escape(key[i + 1 :])) for i in
                 range(len(key))]  # fmt: skip
     return any(v.search(index.paper_text_keys) for v in variants for index in relevant)
+
+
+def _sibling(part: str, units: Sequence[tuple[str, Unit]]) -> str:
+    """The cited model another member of whose family the claim names ("GPT-4o-mini" where
+    the cited unit says "GPT-4o"; "Llama-3.1-8B" for its "Llama-3.1-70B"); "" when the
+    cited units name the claim's own."""
+    key = name_key(part)
+    pieces = part.split("-")
+    if len(pieces) < 2 or not key:
+        return ""
+    cited = [n.text for _, u in units for n in names_in(u.text)]
+    if any(key == name_key(c) or key in name_key(c) for c in cited):
+        return ""
+    family = name_key("-".join(pieces[:-1]))
+    for other in cited:
+        other_key = name_key(other)
+        if len(other_key) >= 4 and (
+            key.startswith(other_key) and re.match(r"-[A-Za-z]", part[len(other) :] or "")
+            or len(family) >= 4 and name_key("-".join(other.split("-")[:-1])) == family
+        ):
+            return other
+    return ""
 
 
 def _initials(name: str) -> str:
@@ -811,7 +838,9 @@ def _spans(plain: str) -> list[tuple[int, int]]:
 
 
 def _levels_of(plain: str) -> list[NumberMention]:
-    return [m for m in find_numbers(plain) if m.kind == "value" and not m.in_name]
+    """The numbers an order may compare: levels, and spreads ("标准差 0.08 大于行为的 0.01")."""
+    return [m for m in _as_spreads(plain, find_numbers(plain))
+            if m.kind in ("value", "error") and not m.in_name]  # fmt: skip
 
 
 def _number_after_name(plain: str, name: Name, names: Sequence[Name],
@@ -828,11 +857,43 @@ def _number_after_name(plain: str, name: Name, names: Sequence[Name],
     return None
 
 
-def _ordered_numbers(claim: _Claim, names: Sequence[Name]) -> tuple[list[Finding], set[int]]:
+def _cell_named(
+    name: Name, level: NumberMention, claim: _Claim, indexes: Mapping[str, UnitIndex]
+) -> NumberMention | None:
+    """The value a cited cell's table gives ``name`` beside it ("0.40，略高于未微调的 GPT-4o",
+    the 0.40 a cell of row 3 and "GPT-4o" the label of column 4: the row's GPT-4o cell),
+    even when that cell is not cited: the table is the paper's own comparison."""
+    key = name_key(name.text)
+    for paper, unit in claim.units:
+        index = indexes.get(paper)
+        if unit.kind != "cell" or index is None or not key:
+            continue
+        if not any(supports(level, m, cell=True) for m in unit.evidence):
+            continue
+        table = index.tables.get(table_key(unit.table))
+        if table is None:
+            continue
+        for column, label in enumerate(table.column_labels, 1):
+            if column != unit.column and key in [name_key(p) for p in label.split(" / ")]:
+                other = index.get(f"{table.key}.r{unit.row}.c{column}")
+                if other is not None and other.evidence:
+                    return other.evidence[0]
+        for row, label in enumerate(table.row_labels, 1):
+            if row != unit.row and key == name_key(label.split(": ")[-1]):
+                other = index.get(f"{table.key}.r{row}.c{unit.column}")
+                if other is not None and other.evidence:
+                    return other.evidence[0]
+    return None
+
+
+def _ordered_numbers(
+    claim: _Claim, names: Sequence[Name], indexes: Mapping[str, UnitIndex] | None = None
+) -> tuple[list[Finding], set[int]]:
     """A than-comparison between two of the claim's own numbers ("精度 0.95 还略高于 GPT-4o
     的 0.96", "左侧 α=0.638，陡于右侧 α=0.694"): the larger must be the one said to be higher.
     Returns the findings and the cue positions it decided."""
     plain = claim.plain
+    indexes = indexes or {}
     levels = _levels_of(plain)
     spans = _spans(plain)
     findings: list[Finding] = []
@@ -854,7 +915,13 @@ def _ordered_numbers(claim: _Claim, names: Sequence[Name]) -> tuple[list[Finding
         if right is None:
             name = next((n for n in names if cue.end() <= n.start < end), None)
             right = _number_after_name(plain, name, names, levels) if name else None
-        if not before or right is None:
+            values = [m for m in before if m.kind == "value"]
+            if right is None and name is not None and values:
+                right = _cell_named(name, values[-1], claim, indexes)
+        if right is None:
+            continue
+        before = [m for m in before if m.kind == right.kind]  # a spread against a spread
+        if not before:
             continue
         left = before[-1]
         if left is right or left.unit != right.unit:
@@ -1352,7 +1419,7 @@ def check_claim(
         findings += [
             Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
         ]
-        ordered, decided = _ordered_numbers(claim, names)
+        ordered, decided = _ordered_numbers(claim, names, sources.papers)
         decided |= by_sides
         findings += ordered + _polarity_findings(claim, names, compared, decided)
     return ClaimCheck(paper, section, plain, refs, tuple(findings), tuple(support), line)
