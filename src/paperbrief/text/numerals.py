@@ -211,7 +211,12 @@ def chinese_numbers(text: str) -> list[WordNumber]:
             continue  # 一个 / 一篇 is an article
         if tail == "年" and ("〇" in numeral or "零" in numeral):
             continue  # 二〇二四年 is a year, not a duration
-        if numeral == "二" and tail and tail not in ("倍", "倍半", "成", "个百分点", "百分点") and not ranged:
+        if (
+            numeral == "二"
+            and tail
+            and tail not in ("倍", "倍半", "成", "个百分点", "百分点")
+            and not ranged
+        ):
             continue  # a count before a measure word is 两 (两次); 二次 is "secondary"
         if numeral in ("万", "亿", "千", "百") and (
             not re.fullmatch(_MEASURE, tail) or before in "数几成上好"

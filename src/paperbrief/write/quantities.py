@@ -224,9 +224,9 @@ def relative_to_base(
         for m in unit.levels
         if m.unit in ("pp", "") and states_change(unit, m)
     ]
-    bases = [(unit, m) for _, unit in units for m in unit.levels]
+    bases = [m for _, unit in units for m in unit.levels]
     for unit, change in changes:
-        for base_unit, base in bases:
+        for base in bases:
             if base is change or base.value <= 0:
                 continue
             if not (change.unit == "pp" and base.unit == "%" or change.unit == base.unit):

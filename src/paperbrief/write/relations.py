@@ -27,7 +27,9 @@ from paperbrief.text import find_numbers
 _SYMBOL = (
     r"(?:⟨[^⟨⟩]{1,8}⟩|\|[^|]{1,6}\||[A-Za-zΑ-Ωα-ω](?:[₀-₉ₐ-ₜ⁰-⁹⁽⁾_]{1,6}|[A-Za-z]?(?![A-Za-z])))"
 )
-_BINDING = re.compile(rf"(?<![\w⟩|])(?P<symbol>{_SYMBOL})\s*[=＝]\s*(?P<chain>[^,，;；。:：|<>≤≥≪≫⩽⩾\u3000-\u9fff\uff00-\uffef]*)")
+_BINDING = re.compile(
+    rf"(?<![\w⟩|])(?P<symbol>{_SYMBOL})\s*[=＝]\s*(?P<chain>[^,，;；。:：|<>≤≥≪≫⩽⩾\u3000-\u9fff\uff00-\uffef]*)"
+)
 _WORD = re.compile(r"\s[A-Za-z]{3,}\b")
 _LESS = "<≤≪⩽"
 # "|R|ll 1": a PDF's or a page's lost LaTeX \ll / \gg
@@ -42,6 +44,7 @@ _RELATION = re.compile(
 class Conflict:
     check: str  # "quantity" (a bound value) | "direction" (an inequality)
     detail: str
+    span: tuple[int, int] = (0, 0)  # the claim's text it is about
 
 
 def _values(chain: str) -> list[float]:
@@ -111,7 +114,7 @@ def bindings(
             continue
         said = ", ".join(f"{value:g}" for value in dict.fromkeys(bound[symbol]))
         conflicts.append(Conflict("quantity", f"{match.group(0).strip()}: the cited units give "
-                                  f"{match.group('symbol')}={said}"))  # fmt: skip
+                                  f"{match.group('symbol')}={said}", span))  # fmt: skip
     return conflicts, supported
 
 

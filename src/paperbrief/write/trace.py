@@ -47,7 +47,6 @@ from paperbrief.text.direction import (
 )
 from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
 from paperbrief.text.names import STOP_WORDS as _NAME_STOP
-from paperbrief.write.relations import bindings, relations
 from paperbrief.write.quantities import (
     ABSOLUTE_WORD,
     RELATIVE_WORD,
@@ -61,6 +60,7 @@ from paperbrief.write.quantities import (
     states_change,
     supports,
 )
+from paperbrief.write.relations import bindings, relations
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
 READER_SECTIONS = frozenset({"reason", "technique", "experiment", "trend", "summary", "theme",
@@ -202,9 +202,9 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
             continue  # effort
         if section in READER_SECTIONS and mention.dimension == "time" and _EFFORT.search(plain):
             continue  # the reader's effort ("本组复现约 2–3 周"), not a duration of the paper
-        if section in OWN_SECTIONS and _EXAMPLE.search(_clause_of(plain, mention.start)[
-            : mention.start - _clause_start(plain, mention.start)
-        ]):
+        if section in OWN_SECTIONS and _EXAMPLE.search(
+            _clause_of(plain, mention.start)[: mention.start - _clause_start(plain, mention.start)]
+        ):
             continue  # the digest's own example in a proposal or question ("如 k=-1 或 k=-10")
         if day and mention.dimension == "time" and any(w in plain.lower() for w in _READING_TIME):
             continue
@@ -321,7 +321,9 @@ def _day_count(plain: str, mention: NumberMention) -> bool:
     """A count of the day's papers ("选出 4 篇", "412 papers were considered"): the day's
     facts state it, the reader's profile never does."""
     picked = _PICKED.search(_clause_of(plain, mention.start))
-    return picked is not None and _PAPERS_AFTER.match(plain[mention.end : mention.end + 8]) is not None
+    return (
+        picked is not None and _PAPERS_AFTER.match(plain[mention.end : mention.end + 8]) is not None
+    )
 
 
 _PICKED = re.compile(r"选出|入选|选了|挑出|picked|selected|chosen", re.IGNORECASE)
@@ -460,7 +462,9 @@ def _name_findings(
     referred = " ".join(_referred_keys(paper, unit, indexes) for paper, unit in claim.units)
     cited_names = {name_key(n.text) for _, u in claim.units for n in names_in(u.text)}
 
-    def fine(part: str, key: str, name: Name = Name("", 0, 0)) -> bool:
+    nameless = Name("", 0, 0)
+
+    def fine(part: str, key: str, name: Name = nameless) -> bool:
         return (
             not key
             or key in sources.allowed_names
@@ -474,8 +478,10 @@ def _name_findings(
             or _short_metric(part, claim.units)
             or part in grouped
             or _spelling_variant(key, relevant)
-            or (_AUTHORED.match(claim.plain[name.end : name.end + 24]) is not None
-                and any(key in _previous_keys(p, u, indexes) for p, u in claim.units))
+            or (
+                _AUTHORED.match(claim.plain[name.end : name.end + 24]) is not None
+                and any(key in _previous_keys(p, u, indexes) for p, u in claim.units)
+            )
         )
 
     for name in claim.names:
@@ -583,8 +589,10 @@ def _sibling(part: str, units: Sequence[tuple[str, Unit]]) -> str:
     for other in cited:
         other_key = name_key(other)
         if len(other_key) >= 4 and (
-            key.startswith(other_key) and re.match(r"-[A-Za-z]", part[len(other) :] or "")
-            or len(family) >= 4 and name_key("-".join(other.split("-")[:-1])) == family
+            key.startswith(other_key)
+            and re.match(r"-[A-Za-z]", part[len(other) :] or "")
+            or len(family) >= 4
+            and name_key("-".join(other.split("-")[:-1])) == family
         ):
             return other
     return ""
@@ -664,8 +672,12 @@ def _label_elsewhere(
 
 # ------------------------------------------------------------------- comparisons
 _SIDE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*")
-_CUE_WORDS = frozenset("than lower higher greater larger smaller less more fewer better worse much "
-                       "far even still slightly".split())  # fmt: skip
+_CUE_WORDS = frozenset(
+    (
+        "than", "lower", "higher", "greater", "larger", "smaller", "less", "more", "fewer",
+        "better", "worse", "much", "far", "even", "still", "slightly",
+    )
+)  # fmt: skip
 
 
 def _side_tokens(text: str) -> set[str]:
@@ -1194,6 +1206,7 @@ def _plain_value(mention: NumberMention) -> float:
 _BRACKET_GAP = re.compile(
     r"^\s*(?:以上|以下|以内|左右)?\s*[（(]\s*(?:约|近|即|≈|~|=|about|i\.e\.,?)?\s*$"
 )
+_CLAUSE_GAP = re.compile(r"^\s*(?:倍|times|x)?\s*[，,]\s*(?:即|也就是|也就是说)?\s*$")
 _EVERY_BOUND = re.compile(r"[（(]\s*(?:均|都|皆|全部|all|both)\s*$", re.IGNORECASE)
 
 
@@ -1213,16 +1226,21 @@ def _restates_neighbour(
             for n in before
         )
     for other in numbers:
-        if other is number or other.end > number.start or (other.kind == "ratio" and not other.pair):
+        if (
+            other is number
+            or other.end > number.start
+            or (other.kind == "ratio" and not other.pair)
+        ):
             continue
         end = other.end
         if other.pair is not None:  # "2/7": the pair's mention ends before its denominator
             tail = re.match(r"\s*/\s*\d+", plain[end:])
             end += tail.end() if tail else 0
-        if not _BRACKET_GAP.match(plain[end : number.start]):
+        gap = plain[end : number.start]
+        if not (_BRACKET_GAP.match(gap) or number.bound and _CLAUSE_GAP.match(gap)):
             continue
         a, b = _plain_value(other), _plain_value(number)
-        if other.bound or number.bound:
+        if other.bound or number.bound:  # a bound may also follow in the next clause
             bound, value = (other, b) if other.bound else (number, a)
             limit = _plain_value(bound)
             return value >= limit if bound.bound == "over" else value <= limit
@@ -1281,7 +1299,12 @@ def _quantity_findings(
     settings = _settings_stated(plain, claim.numbers, [sources.papers[p] for p in
                                 {p for p, _ in units} if p in sources.papers])  # fmt: skip
     conflicts, bound = bindings(plain, [u.text for _, u in units], claim.bindable)
-    findings += [Finding(c.check, c.detail) for c in conflicts]
+    setup = [n for n in claim.numbers if id(n) in settings]  # the paper's own, whatever is cited
+    findings += [
+        Finding(c.check, c.detail)
+        for c in conflicts
+        if not any(c.span[0] <= n.start < c.span[1] for n in setup)
+    ]
     for number in claim.numbers:
         if any(a <= number.start < b for a, b in bound):  # "⟨Hₖ⟩=3.5" for the cited "⟨Hₖ⟩=7/2"
             support.append((number.text, units[0][0], units[0][1].id))
