@@ -117,6 +117,18 @@ PAIRS = [
         "去掉 [Expand] 后 RealScholarQuery 召回掉 22.21 个百分点 [E227, E245]。",
         id="points-computed-from-a-flattened-table",
     ),
+    pytest.param(  # E227: "a decrease of … 32.21% on RealScholarQuery" when removing [Expand]
+        "search", "results", "去掉 [Expand] 后 RealScholarQuery 召回 -32.21% [E227]。",
+        "去掉 [Expand] 后 RealScholarQuery 召回 +32.21% [E227]。", id="a-plus-sign-for-a-drop",
+    ),
+    pytest.param(  # the claim's own two levels say which way precision moved
+        "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
+        "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",
+    ),
+    pytest.param(  # a Chinese quotation in a Chinese digest is the paper's statement translated
+        "writing", "result_notes", "唯一的数字是引用的“五分之一的患者在病历中发现错误” [E32]。",
+        "唯一的数字是引用的“百分之五的患者在病历中发现错误” [E32]。", id="a-translated-quotation",
+    ),
     pytest.param(  # a model size the paper's names carry (PaSa-7b)
         "search", "overview", "7B 论文检索 agent，RealScholarQuery 召回 0.6111 [E196]",
         "13B 论文检索 agent，RealScholarQuery 召回 0.6111 [E196]", id="a-model-size-of-the-names",
@@ -149,6 +161,8 @@ def test_the_honest_claim_is_traced_and_the_planted_one_is_not(
         ("search", "technique", "PaSa 通过改奖励系数得到动作数与召回的对应关系（Table 9），直接暴露收益递减 [E245]。"),
         ("search", "result_notes", "训练集规模也有 33,511 与 33,551 两种写法 [E31, E40, E64, E208]。"),
         ("field", "results", "首次购买者的效应约是复购者的 2.6 倍，不到三倍 [E28]。"),
+        # removing the Selector reward costs 9.63%: the reward's own gain is +9.63%
+        ("search", "results", "Selector 奖励 +9.63% [E230]。"),
     ],
 )  # fmt: skip
 def test_honest_paraphrases_that_used_to_be_flagged_are_traced(sources, paper, section, claim):

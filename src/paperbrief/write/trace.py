@@ -177,6 +177,8 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
     day = section in ("summary", "theme", "closing")
     rating_spans = [(m.start(), m.end()) for m in _RATING.finditer(plain)]
     for mention in _read_numbers(plain, section):
+        if mention.kind == "quoted" and _translated_quote(plain, mention):
+            mention = with_kind(mention, "value")
         if mention.kind not in ("value", "error", "ratio") or mention.in_name:
             continue
         if mention.kind == "ratio" and (mention.pair is None or mention.pair[0] > mention.pair[1]):
@@ -216,6 +218,20 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
             continue  # "0–1 分", "第 2 条", a list's own count: no claim about the paper
         found.append(mention)
     return found
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _translated_quote(plain: str, mention: NumberMention) -> bool:
+    """A quotation in Chinese inside a Chinese digest ("“百分之五的患者……发现错误”") is the
+    paper's statement translated, so its numbers are claims; a verbatim English quote (a
+    prompt, an example) is not."""
+    opening = plain.rfind("“", 0, mention.start)
+    closing = plain.find("”", mention.end)
+    if opening < 0 or closing < 0:
+        return False
+    return len(_HAN.findall(plain[opening:closing])) >= 4
 
 
 _MEASURE_AFTER = re.compile(
@@ -407,16 +423,47 @@ def _evidence_direction(unit: Unit, mention: NumberMention) -> Direction | None:
     return Direction("value", 1) if unit.change else None
 
 
-def _sign_agrees(claim: NumberMention, unit: Unit, evidence: NumberMention) -> bool:
+def _sign_agrees(
+    claim: NumberMention, unit: Unit, evidence: NumberMention, plain: str = ""
+) -> bool:
     """A written sign must match: "-0.40" is not the cell's 0.40; "-4.5%" may be the
-    paper's "decreases by 4.5%"; "+4.5%" is never its "-4.5"."""
+    paper's "decreases by 4.5%"; "+4.5%" is never its "-4.5" nor its "a drop of 4.5%" —
+    unless the paper speaks of removing what the claim credits ("removing X … a 9.63%
+    drop" is X's "+9.63%"; "去掉后 +32.21%" is still a rise where the paper has a drop)."""
     written = claim.text.lstrip()[:1]
     if claim.negative:
         found = _evidence_direction(unit, evidence)
         return evidence.negative or (found is not None and found.sign < 0 and found.axis == "value")
     if written in "+＋":
-        return not evidence.negative
+        if evidence.negative:
+            return False
+        found = _evidence_direction(unit, evidence)
+        if found is None or found.axis != "value" or found.sign > 0 or unit.kind != "sentence":
+            return True
+        removed = _REMOVED.search(unit.text[: evidence.start])
+        credited = removed and not _REMOVED.search(_clause_of(plain, claim.start))
+        return bool(credited)
     return True
+
+
+def _framed_direction(
+    unit: Unit, evidence: NumberMention, plain: str, claim: NumberMention
+) -> Direction | None:
+    """The evidence's direction as the claim frames it: the paper's drop when removing a
+    part is the part's gain in a claim that credits the part (no removal word of its own)."""
+    found = _evidence_direction(unit, evidence)
+    if found is None or unit.kind != "sentence" or not _REMOVED.search(unit.text[: evidence.start]):
+        return found
+    if _REMOVED.search(_clause_of(plain, claim.start)):
+        return found
+    return Direction(found.axis, -found.sign)
+
+
+# the paper's ablation frame: what removing a part costs is what the part adds
+_REMOVED = re.compile(
+    r"\b(?:remov\w*|without|w/o|ablat\w*|drop(?:ping)? the)\b|去掉|去除|移除|删去|不用",
+    re.IGNORECASE,
+)
 
 
 def _agrees(claimed: Direction | None, found: Direction | None, context: str = "") -> bool:
@@ -960,6 +1007,31 @@ _BOUND_WORD = re.compile(r"不到|不及|超过|大于|小于|多于|少于|more
 _NEGATED = re.compile(r"(?:不|没有|没|未|并非|not|never|n't)\s*$", re.IGNORECASE)
 
 
+_FROM_TO_MOVE = re.compile(
+    r"从\s*(?P<a>[-−]?\d[\d.,]*)\s*%?\s*(?:[^\d，；;。]{0,6}?)"
+    r"(?:(?P<up>升|增|提高|提升|上升|涨|增长|增加)|(?P<down>降|减|下降|降低|跌|回落|减少|下滑|掉))了?\s*(?:到|至)\s*"
+    r"(?P<b>[-−]?\d[\d.,]*)"
+)
+
+
+def _moves_findings(plain: str) -> list[Finding]:
+    """ "精度从 0.5146 升到 0.6738": the claim's own two levels say which way it moved."""
+    findings = []
+    for match in _FROM_TO_MOVE.finditer(plain):
+        try:
+            a = float(match.group("a").replace(",", "").replace("−", "-"))
+            b = float(match.group("b").replace(",", "").replace("−", "-"))
+        except ValueError:
+            continue
+        if a == b:
+            continue
+        said = 1 if match.group("up") else -1
+        if (b > a) != (said > 0):
+            findings.append(Finding("direction", f"from {match.group('a')} to {match.group('b')} "
+                                    f"is no {'rise' if said > 0 else 'fall'}"))  # fmt: skip
+    return findings
+
+
 def _polarity_findings(
     claim: _Claim, names: Sequence[Name], compared: Sequence[Comparison], decided: set[int]
 ) -> list[Finding]:
@@ -1368,9 +1440,11 @@ def _quantity_findings(
             m
             for m in matched
             if _agrees(
-                claimed, _evidence_direction(m[1], m[2]), f"{plain} {m[1].text} {m[1].context}"
+                claimed,
+                _framed_direction(m[1], m[2], plain, number),
+                f"{plain} {m[1].text} {m[1].context}",
             )
-            and _sign_agrees(number, m[1], m[2])
+            and _sign_agrees(number, m[1], m[2], plain)
         ]
         if not agreeing:
             findings.append(
@@ -1442,6 +1516,7 @@ def check_claim(
         findings += [
             Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
         ]
+        findings += _moves_findings(plain)
         ordered, decided = _ordered_numbers(claim, names, sources.papers)
         decided |= by_sides
         findings += ordered + _polarity_findings(claim, names, compared, decided)
