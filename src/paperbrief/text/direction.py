@@ -35,7 +35,7 @@ _DOWN = (
     r"decreas\w*|declin\w*|drop\w*|fall\w*|fell|lower\w*|reduc\w*|cut\w*|down\b|shrink\w*|"
     r"smaller|less\b|fewer|dip\w*|shorter|"
     r"衰减|衰退|变短|缩减|decay\w*|shorten\w*|halv\w*|"
-    r"降(?!级)|减"
+    r"掉(?!入|进|头)|降(?!级)|减"
 )
 _BETTER = (
     r"改善|改进|优于|胜过|好于|领先|超越|更好|变好|好转|"
@@ -260,11 +260,18 @@ _CORRELATION = re.compile(
 )
 
 
+# Phrases whose cue words say how a change changes, not which way a quantity moves:
+# "收益递减" / "diminishing returns" (it still rises, ever more slowly).
+_NOT_A_CUE = re.compile(
+    r"(?:边际)?(?:收益|回报|效益)递减|边际递减|diminishing (?:returns?|gains?)", re.IGNORECASE
+)
+
+
 def cues(text: str) -> list[tuple[int, int, str, int]]:
     """Every direction cue of ``text`` that is not negated: (start, end, axis, sign), the
     axis "value", "merit" or "correlation" (正相关 / positively correlated: +1)."""
     found = []
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = [(m.start(), m.end()) for m in _NOT_A_CUE.finditer(text)]
     for match in _CORRELATION.finditer(text):
         if not _NEGATION.search(text[max(0, match.start() - 8) : match.start()]):
             sign = 1 if match.lastgroup == "positive" else -1

@@ -27,6 +27,7 @@ _STOP_WORDS = """
     roughly up down out into onto upon
 """
 _STOP = frozenset(_STOP_WORDS.split())
+STOP_WORDS = _STOP  # function words: never a name, nor what tells two things apart
 _UNIT_WORDS_TEXT = (
     "pp pt pts x s ms min h hr hrs k m b kb mb gb tb usd rmb cny eur gbp percent points"
 )
@@ -95,7 +96,7 @@ _KIND_TERMS = """
     seq2seq encoderdecoder decoderonly encoderonly transformer transformers cot lora qlora
     peft rlhf rlaif sft rag moe llm llms lm lms vlm vlms mllm mllms slm slms nlp nlu nlg ir
     ml dl ai agi api apis gpu gpus cpu cpus tpu ood sota mlp cnn rnn lstm gnn gan vae rl icl
-    ocr asr tts qa kv ner pos mt
+    ocr asr tts qa kv ner pos mt mc mcmc
 """
 KIND_TERMS = frozenset(_KIND_TERMS.split())
 _LIST_TAIL = r"(?:\d{1,3}|[A-Z]{1,2})\b"

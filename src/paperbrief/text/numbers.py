@@ -154,12 +154,12 @@ _WORD_NUMBER = re.compile(
 # Bounded context windows (characters) keep the scan linear in the text's length.
 _WINDOW = 48
 _REFERENCE_BEFORE = re.compile(
-    r"(?:^|[^\w])(?:tables?|tab\.|figures?|figs?\.|sections?|secs?\.|§|eqs?\.|equations?|"
+    r"(?:(?:^|[^\w])(?:tables?|tab\.|figures?|figs?\.|sections?|secs?\.|§|eqs?\.|equations?|"
     r"appendix|appendices|app\.|algorithms?|alg\.|lines?|lemmas?|theorems?|thm\.|"
     r"propositions?|prop\.|corollar(?:y|ies)|definitions?|def\.|examples?|steps?|remarks?|"
     r"assumptions?|hypothes[ie]s|rq|chapters?|ch\.|panels?|columns?|cols?\.|rows?|"
     r"footnotes?|listings?|exhibits?|claims?|phases?|stages?|versions?|experiment|study|"
-    r"limitations?|pages?|pp?\.|arxiv:|表|图|圖|式|公式|附录|第|步骤|局限)"
+    r"limitations?|pages?|pp?\.|arxiv:)|(?<![代发外])表|(?<!试)图|圖|(?<![模形正样格])式|附录|第|步骤|局限|引理|定理|命题|推论|定义|算法|假设|章节)"
     r"\s*\(?\s*(?:[A-Z]?\d+(?:\.\d+)*[a-z]?\)?\s*(?:,|and|&|or|–|—|-|to|~|和|与|、|及|至|/)\s*)*"
     r"\(?\s*$",
     re.IGNORECASE,
@@ -221,7 +221,7 @@ _UNDER_BEFORE = re.compile(
 )
 _UNDER_AFTER = re.compile(r"^\s*(?:以下|以内)")
 _BOUND_OF = re.compile(
-    r"(?:(?P<under>不到|不足|少于|低于)|超过|多于|高于|逾)[^，,；;。\d]{1,16}的\s*$"
+    r"(?:(?P<under>不到|不足|少于|低于)|超过|多于|高于|逾)[^，；;。]{1,20}的\s*$"
 )
 _ARXIV_ID = re.compile(rf"^{DATED_NEW_ID}$")
 

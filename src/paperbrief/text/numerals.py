@@ -24,13 +24,22 @@ _NUMERAL = "零〇一二两三四五六七八九十百千万亿"
 # measure words after a count (一 excluded elsewhere): 七个实验, 三篇论文, 九项任务
 _MEASURE = (
     "个|篇|项|种|类|次|条|名|位|组|轮|步|层|份|例|场|套|款|家|所|人|道|题|张|幅|段|章|节|"
-    "台|块|批|届|维度|大类"
+    "台|块|批|届|维度|大类|句"
 )
+# a duration after a numeral: 四周, 三天, 六个月, 两年, 十二个小时 (the unit's canonical name);
+# 日 is left out (五月三日 is a date), and so is 月 without 个 (三月 is March)
+_TIME_UNITS = {"周": "week", "星期": "week", "天": "day", "个月": "month", "年": "year",
+               "个小时": "h", "小时": "h", "分钟": "min", "秒钟": "s", "秒": "s"}  # fmt: skip
+_TIME = "|".join(_TIME_UNITS)
+# two neighbouring numerals say "one or two", "two or three": read as the larger (the most
+# the digest claims), never as a list of digits
+_RANGES = {"一两": 2, "一二": 2, "两三": 3, "二三": 3, "三四": 4, "四五": 5, "五六": 6, "六七": 7,
+           "七八": 8, "八九": 9}  # fmt: skip
 _CN_TOKEN = re.compile(
     r"(?P<qualifier>约|大约|近|将近|接近|近乎|几乎|超过|逾|多于|大于|不到|不足|少于|小于)?"
     r"(?P<numeral>[零〇一二两三四五六七八九十百千万亿]+)"
-    r"(?P<tail>倍|成|个百分点|百分点|分之[零〇一二两三四五六七八九十百千]+|"
-    r"(?:" + _MEASURE + r"))?"
+    r"(?P<tail>倍半|倍|成|个百分点|百分点|分之[零〇一二两三四五六七八九十百千]+|"
+    r"(?:" + _TIME + r")(?![一二两三四五六七八九十年])|(?:" + _MEASURE + r"))?"
 )
 _FIXED_WORDS = re.compile(
     r"一致|一起|一般|一些|一旦|一直|一定|一方面|一样|一切|统一|唯一|之一|一味|一体|一同|一律|"
@@ -190,21 +199,38 @@ def chinese_numbers(text: str) -> list[WordNumber]:
         if before.isdigit() or before == ".":  # "1.2 万" is the digit grammar's
             continue
         value = chinese_value(numeral)
+        ranged = numeral in _RANGES and bool(tail)  # 两三句, 三四个: "two or three"
+        if ranged:
+            value = float(_RANGES[numeral])
         if value is None or not free(start, match.end()):
             continue
         compound = len(numeral) > 1 or numeral in _SMALL_UNITS or numeral in _BIG_UNITS
         if not tail and not compound:
             continue  # 三 alone (三维, 三者 …) is no quantity
-        if numeral == "一" and tail not in ("倍", "成", "个百分点", "百分点"):
+        if numeral == "一" and tail not in ("倍", "倍半", "成", "个百分点", "百分点"):
             continue  # 一个 / 一篇 is an article
-        if numeral == "二" and tail and tail not in ("倍", "成", "个百分点", "百分点"):
+        if tail == "年" and ("〇" in numeral or "零" in numeral):
+            continue  # 二〇二四年 is a year, not a duration
+        if (
+            numeral == "二"
+            and tail
+            and tail not in ("倍", "倍半", "成", "个百分点", "百分点")
+            and not ranged
+        ):
             continue  # a count before a measure word is 两 (两次); 二次 is "secondary"
-        if numeral in ("万", "亿", "千", "百"):
-            continue  # a scale word alone (万一, 千万) reads as no number
+        if numeral in ("万", "亿", "千", "百") and (
+            not re.fullmatch(_MEASURE, tail) or before in "数几成上好"
+        ):
+            continue  # a scale word alone (万一, 千万, 数百篇) reads as no number; 千次 counts
         approx, bound = _qualified(match.group("qualifier"))
-        unit = {"倍": "x", "成": "%", "个百分点": "pp", "百分点": "pp"}.get(tail, "")
+        approx = approx or ranged
+        unit = {"倍": "x", "倍半": "x", "成": "%", "个百分点": "pp", "百分点": "pp"}.get(
+            tail, _TIME_UNITS.get(tail, "")
+        )
         if tail == "成":
             value *= 10
+        if tail == "倍半":  # 两倍半: two and a half times
+            value += 0.5
         if tail.startswith("分之"):
             part = chinese_value(tail[2:])
             if not value or part is None:

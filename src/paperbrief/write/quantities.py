@@ -112,7 +112,7 @@ ABSOLUTE_WORD = re.compile(r"绝对|absolute(?:ly)?", re.IGNORECASE)
 _CHANGE_BEFORE = re.compile(
     r"(?:比[^，,；;。]{0,30}?(?:高|低|多|少|大|小|快|慢|长|短|强|弱|好|差)(?:了|出)?|"
     r"(?:提升|提高|增加|增长|上升|升|下降|降低|降|减少|下滑|高出|多出|低了|少了|涨|跌|改善|"
-    r"超出|领先|落后|增幅|降幅|差值|相差|差距|缩小|扩大)(?:了|约|近|达|幅度|为|是)?|"
+    r"超出|领先|落后|增幅|降幅|差值|相差|差距|缩小|扩大|掉|(?<![较更最偏误准方时温价色反落视])差)(?:了|约|近|达|幅度|为|是)?|"
     r"\bby|\b(?:gain|improvement|increase|decrease|drop|reduction|difference|gap|margin|"
     r"lead|boost|rise|decline|loss) of)\s*[约近~≈]?\s*$",
     re.IGNORECASE,
@@ -167,6 +167,9 @@ def computations(plain: str, claim: NumberMention) -> tuple[Computation, ...]:
     return ("difference",)
 
 
+_FROM_TO = re.compile(r"\bto\b|到|至|→|->|⟶", re.IGNORECASE)
+
+
 def derived(
     claim: NumberMention,
     units: Sequence[tuple[str, Unit]],
@@ -197,8 +200,43 @@ def derived(
                     direction = None
                     if unit_a is unit_b:  # one sentence: b is the later number
                         found = direction_of(unit_a.text, b.start, b.end)
-                        direction = found or Direction("value", 1 if b.value > a.value else -1)
+                        between = unit_a.text[a.end : b.start]
+                        if found is None and _FROM_TO.search(between) and len(between) <= 24:
+                            found = Direction("value", 1 if b.value > a.value else -1)
+                        direction = found  # two numbers of a flattened table: no order
                     return unit_a.id, direction
+    return None
+
+
+def relative_to_base(
+    claim: NumberMention, units: Sequence[tuple[str, Unit]]
+) -> tuple[str, Direction | None] | None:
+    """(unit id, direction) of a cited change and a cited base level whose ratio is the
+    relative change ``claim`` states: "−4.1 个百分点（相对 −34.5%）" from the paper's
+    "reduces refund requests by 4.1 percentage points" and the control mean 11.9% of
+    another cited unit. The change must be one the paper states as a change, in points of
+    a percent base or in the base's own unit."""
+    if claim.unit != "%":
+        return None
+    changes = [
+        (unit, m)
+        for _, unit in units
+        for m in unit.levels
+        if m.unit in ("pp", "") and states_change(unit, m)
+    ]
+    bases = [m for _, unit in units for m in unit.levels]
+    for unit, change in changes:
+        for base in bases:
+            if base is change or base.value <= 0:
+                continue
+            if not (change.unit == "pp" and base.unit == "%" or change.unit == base.unit):
+                continue
+            if _close(claim, 100 * abs(change.value) / base.value):
+                if unit.kind == "cell":
+                    cell = unit.text.rsplit(": ", 1)[-1].lstrip()
+                    down = cell[:1] in "-−–" or change.negative
+                    return unit.id, Direction("value", -1 if down else 1)
+                return unit.id, direction_of(unit.text, change.start, change.end)
     return None
 
 
@@ -225,11 +263,15 @@ def derives(
     return "share" in allowed and _close(claim, 100 * low / high)
 
 
-def counted_by_citation(number: NumberMention, units: Sequence[tuple[str, Unit]]) -> bool:
+def counted_by_citation(
+    number: NumberMention, units: Sequence[tuple[str, Unit]], plain_after: str = ""
+) -> bool:
     """ "三组模型 … [three cells]": a small count the writer made of what it cites — the cited
     units, or the distinct rows or columns of the cited cells."""
     if number.unit or number.scale != 1.0 or number.value > 10 or number.pair is not None:
         return False
+    if re.match(r"\s?(?:次|轮|遍|步|runs?\b|times\b|rounds?\b|seeds?\b)", plain_after):
+        return False  # "3 次微调" counts runs the paper states, not the cited items
     if number.decimals or not float(number.value).is_integer():
         return False
     cells = [u for _, u in units if u.kind == "cell"]

@@ -46,6 +46,7 @@ from paperbrief.text.direction import (
     on_value_axis,
 )
 from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
+from paperbrief.text.names import STOP_WORDS as _NAME_STOP
 from paperbrief.write.quantities import (
     ABSOLUTE_WORD,
     RELATIVE_WORD,
@@ -55,9 +56,11 @@ from paperbrief.write.quantities import (
     derived,
     derives,
     is_change,
+    relative_to_base,
     states_change,
     supports,
 )
+from paperbrief.write.relations import bindings, relations
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
 READER_SECTIONS = frozenset({"reason", "technique", "experiment", "trend", "summary", "theme",
@@ -133,6 +136,7 @@ class _Claim:
     names: list[Name]  # the names attached to its numbers and comparisons (``attached_names``)
     units: list[tuple[str, Unit]] = field(default_factory=list)
     others: list[Name] = field(default_factory=list)  # its other names (paper sections only)
+    bindable: list[int] = field(default_factory=list)  # where "SYM=v" values may be read
 
 
 _CLAUSE_EDGE = re.compile(r"[，,；;。！？!?：:（()）|\n]| — | – ")
@@ -173,6 +177,8 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
     day = section in ("summary", "theme", "closing")
     rating_spans = [(m.start(), m.end()) for m in _RATING.finditer(plain)]
     for mention in _read_numbers(plain, section):
+        if mention.kind == "quoted" and _translated_quote(plain, mention):
+            mention = with_kind(mention, "value")
         if mention.kind not in ("value", "error", "ratio") or mention.in_name:
             continue
         if mention.kind == "ratio" and (mention.pair is None or mention.pair[0] > mention.pair[1]):
@@ -182,6 +188,9 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
             continue
         if any(a <= mention.start < b for a, b in rating_spans):
             continue  # the digest's own rating ("相关度只有 1/5", "只给 2 星")
+        if day and bare and mention.value not in sources.facts and _day_count(plain, mention):
+            found.append(mention)  # "从 412 篇中选出 4 篇" when the day picked 3
+            continue
         reader = section in READER_SECTIONS or _READER.search(plain) is not None
         if reader and any(_same_value(mention, k) for k in sources.known):
             continue  # the reader's own numbers (their assets, their findings, their scale)
@@ -193,6 +202,12 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
             continue  # the digest's own proposal or question, not a claim about the paper
         if section == "experiment" and mention.dimension == "time":
             continue  # effort
+        if section in READER_SECTIONS and mention.dimension == "time" and _EFFORT.search(plain):
+            continue  # the reader's effort ("本组复现约 2–3 周"), not a duration of the paper
+        if section in OWN_SECTIONS and _EXAMPLE.search(
+            _clause_of(plain, mention.start)[: mention.start - _clause_start(plain, mention.start)]
+        ):
+            continue  # the digest's own example in a proposal or question ("如 k=-1 或 k=-10")
         if day and mention.dimension == "time" and any(w in plain.lower() for w in _READING_TIME):
             continue
         if day and bare and mention.value in sources.facts:
@@ -205,11 +220,31 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
     return found
 
 
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _translated_quote(plain: str, mention: NumberMention) -> bool:
+    """A quotation in Chinese inside a Chinese digest ("“百分之五的患者……发现错误”") is the
+    paper's statement translated, so its numbers are claims; a verbatim English quote (a
+    prompt, an example) is not."""
+    opening = plain.rfind("“", 0, mention.start)
+    closing = plain.find("”", mention.end)
+    if opening < 0 or closing < 0:
+        return False
+    return len(_HAN.findall(plain[opening:closing])) >= 4
+
+
 _MEASURE_AFTER = re.compile(
     r"^\s?(?:个|篇|项|种|类|次|条|名|位|组|轮|步|层|份|例|场|套|款|家|所|人|道|题|张|幅|段|"
     r"倍|成|[a-z]{3,})",
     re.IGNORECASE,
 )
+
+
+def _is_count(plain: str, mention: NumberMention) -> bool:
+    """An integer that counts something (两组, 5 seeds), not a level."""
+    whole = float(mention.value).is_integer() and not mention.decimals
+    return whole and not mention.unit and mention.pair is None and _counts(plain, mention)
 
 
 def _counts(plain: str, mention: NumberMention) -> bool:
@@ -218,7 +253,7 @@ def _counts(plain: str, mention: NumberMention) -> bool:
     return mention.words or bool(_MEASURE_AFTER.match(plain[mention.end : mention.end + 12]))
 
 
-_LIST_END = re.compile(r"[，,；;。！？!?：:\n]")
+_LIST_END = re.compile(r"[，；;。！？!?：:\n]|,(?!\d{3})")
 _LAST_JOIN = re.compile(r"(?:和|与|及|以及|\band\b|\bor\b)")
 
 
@@ -235,7 +270,11 @@ def _items(text: str) -> int:
             separators += 1
             last = position
     if not separators:
-        return 0
+        slashed = re.search(r"(?:[\w.-]+/){1,6}[\w.-]+\s*$", text)  # "tiny/short/long 三种"
+        if slashed:
+            return slashed.group(0).count("/") + 1
+        pair = re.search(r"[\w.,-]+\s?(?:与|和|及|或|\band\b|\bor\b)\s?[\w.,-]+\s*$", text)
+        return 2 if pair else 0  # "33,511 与 33,551 两种写法"
     return separators + 1 + bool(_LAST_JOIN.search(text[last:]))
 
 
@@ -294,6 +333,28 @@ def _assigned(plain: str, mention: NumberMention) -> bool:
     return mention.negative or mention.text.lstrip()[:1] in "+＋"
 
 
+def _day_count(plain: str, mention: NumberMention) -> bool:
+    """A count of the day's papers ("选出 4 篇", "412 papers were considered"): the day's
+    facts state it, the reader's profile never does."""
+    picked = _PICKED.search(_clause_of(plain, mention.start))
+    return (
+        picked is not None and _PAPERS_AFTER.match(plain[mention.end : mention.end + 8]) is not None
+    )
+
+
+_PICKED = re.compile(r"选出|入选|选了|挑出|picked|selected|chosen", re.IGNORECASE)
+_PAPERS_AFTER = re.compile(r"^\s?(?:篇|papers?\b|picks?\b)", re.IGNORECASE)
+_QUESTION = re.compile(r"[？?]\s*$")
+_EFFORT = re.compile(r"工作量|本组|本课题组|我们|咱们|\beffort\b|\bwe\b|\bour\b", re.IGNORECASE)
+# a clause that gives the digest's own example: "（如 k=-1 或 k=-10）", "e.g. 7B models"
+_EXAMPLE = re.compile(r"(?:^|[^\w])(?:如|例如|比如|譬如|诸如)|\be\.g\.|\bsuch as\b|\bfor example\b",
+                      re.IGNORECASE)  # fmt: skip
+
+
+def _clause_start(text: str, position: int) -> int:
+    return max((m.end() for m in _CLAUSE_EDGE.finditer(text, 0, position)), default=0)
+
+
 def _clause_of(text: str, position: int) -> str:
     """The comma clause of ``text`` that holds ``position``."""
     edges = [0, *(m.end() for m in _CLAUSE_EDGE.finditer(text)), len(text)]
@@ -344,6 +405,9 @@ _SAYS_PAPER = re.compile(
 
 
 def _same_value(a: NumberMention, b: NumberMention) -> bool:
+    """The same quantity: value, scale and dimension, and points are not percent."""
+    if {a.unit, b.unit} == {"%", "pp"}:
+        return False
     return math.isclose(a.value * a.scale, b.value * b.scale) and a.dimension == b.dimension
 
 
@@ -359,16 +423,47 @@ def _evidence_direction(unit: Unit, mention: NumberMention) -> Direction | None:
     return Direction("value", 1) if unit.change else None
 
 
-def _sign_agrees(claim: NumberMention, unit: Unit, evidence: NumberMention) -> bool:
+def _sign_agrees(
+    claim: NumberMention, unit: Unit, evidence: NumberMention, plain: str = ""
+) -> bool:
     """A written sign must match: "-0.40" is not the cell's 0.40; "-4.5%" may be the
-    paper's "decreases by 4.5%"; "+4.5%" is never its "-4.5"."""
+    paper's "decreases by 4.5%"; "+4.5%" is never its "-4.5" nor its "a drop of 4.5%" —
+    unless the paper speaks of removing what the claim credits ("removing X … a 9.63%
+    drop" is X's "+9.63%"; "去掉后 +32.21%" is still a rise where the paper has a drop)."""
     written = claim.text.lstrip()[:1]
     if claim.negative:
         found = _evidence_direction(unit, evidence)
         return evidence.negative or (found is not None and found.sign < 0 and found.axis == "value")
     if written in "+＋":
-        return not evidence.negative
+        if evidence.negative:
+            return False
+        found = _evidence_direction(unit, evidence)
+        if found is None or found.axis != "value" or found.sign > 0 or unit.kind != "sentence":
+            return True
+        removed = _REMOVED.search(unit.text[: evidence.start])
+        credited = removed and not _REMOVED.search(_clause_of(plain, claim.start))
+        return bool(credited)
     return True
+
+
+def _framed_direction(
+    unit: Unit, evidence: NumberMention, plain: str, claim: NumberMention
+) -> Direction | None:
+    """The evidence's direction as the claim frames it: the paper's drop when removing a
+    part is the part's gain in a claim that credits the part (no removal word of its own)."""
+    found = _evidence_direction(unit, evidence)
+    if found is None or unit.kind != "sentence" or not _REMOVED.search(unit.text[: evidence.start]):
+        return found
+    if _REMOVED.search(_clause_of(plain, claim.start)):
+        return found
+    return Direction(found.axis, -found.sign)
+
+
+# the paper's ablation frame: what removing a part costs is what the part adds
+_REMOVED = re.compile(
+    r"\b(?:remov\w*|without|w/o|ablat\w*|drop(?:ping)? the)\b|去掉|去除|移除|删去|不用",
+    re.IGNORECASE,
+)
 
 
 def _agrees(claimed: Direction | None, found: Direction | None, context: str = "") -> bool:
@@ -410,7 +505,13 @@ def _name_findings(
     relevant = [indexes[p] for p in papers if p in indexes]
     aliases = _aliases(claim.plain, [*claim.names, *claim.others])
 
-    def fine(part: str, key: str) -> bool:
+    grouped = _listed_with_cited(claim.plain, cited)
+    referred = " ".join(_referred_keys(paper, unit, indexes) for paper, unit in claim.units)
+    cited_names = {name_key(n.text) for _, u in claim.units for n in names_in(u.text)}
+
+    nameless = Name("", 0, 0)
+
+    def fine(part: str, key: str, name: Name = nameless) -> bool:
         return (
             not key
             or key in sources.allowed_names
@@ -418,12 +519,22 @@ def _name_findings(
             or key in cited
             or any(len(key) >= 4 and key in _unit_keys(u) for _, u in claim.units)
             or any(index.generic(part) for index in relevant)
+            or key in referred
+            or _expanded_acronym(part, cited_names, relevant)
+            or _initials(part) in cited_names
+            or _short_metric(part, claim.units)
+            or part in grouped
+            or _spelling_variant(key, relevant)
+            or (
+                _AUTHORED.match(claim.plain[name.end : name.end + 24]) is not None
+                and any(key in _previous_keys(p, u, indexes) for p, u in claim.units)
+            )
         )
 
     for name in claim.names:
         for part in name_parts(name.text):
             key = name_key(part)
-            if fine(part, key) or fine(part, aliases.get(key, "")) and key in aliases:
+            if fine(part, key, name) or fine(part, aliases.get(key, "")) and key in aliases:
                 continue
             other_row = _label_elsewhere(key, claim.units, indexes)
             if other_row:
@@ -440,6 +551,11 @@ def _name_findings(
         key = name_key(name.text)
         if _WORK_CITED.match(claim.plain[name.end : name.end + 12]) and key not in cited:
             findings.append(Finding("name", f"{name.text} et al. is not in the cited units"))
+    for name in names_in(claim.plain):  # another model of a cited model's family
+        for part in name_parts(name.text):
+            sibling = _sibling(part, claim.units)
+            if sibling and name_key(part) not in sources.allowed_names:
+                findings.append(Finding("name", f"{part} is not the cited {sibling}"))
     for name in claim.others:  # said of the paper, though not of a number: must exist in it
         for part in name_parts(name.text):
             key = name_key(part)
@@ -449,9 +565,132 @@ def _name_findings(
                 and key not in KIND_TERMS
                 and not any(index.mentions_name(key) for index in relevant)
                 and not any(index.mentions_name(aliases.get(key, "")) for index in relevant)
+                and not _spelling_variant(key, relevant)
             ):
                 findings.append(Finding("name", f"{part} is not in the paper"))
     return findings
+
+
+_REFERRING_BACK = 4  # sentences before a name-less cited sentence that it may refer to
+
+
+def _referred_keys(paper: str, unit: Unit, indexes: Mapping[str, UnitIndex]) -> str:
+    """The names a cited sentence that names nothing refers back to ("we compared our
+    results with the theory in Eq. (40)" after "the Rayleigh PDF in Eq. (27)"): those of
+    the few sentences before it in its section. A sentence that names something speaks of
+    that, so its neighbours' names are not its own."""
+    index = indexes.get(paper)
+    number = re.fullmatch(r"E(\d+)", unit.id)
+    if index is None or number is None or unit.kind != "sentence" or names_in(unit.text):
+        return ""
+    keys = []
+    for back in range(1, _REFERRING_BACK + 1):
+        before = index.get(f"E{int(number.group(1)) - back}")
+        if before is None or before.location != unit.location:
+            break
+        keys.append(name_key(before.text))
+    return " ".join(keys)
+
+
+# a name said as a result's author: "Holliday–Pacuit 的定理", "Kramer 法则", "X et al."
+_AUTHORED = re.compile(
+    r"^(?:\s*(?:[–—&-]|and|和|与)\s*[A-Z][\w-]*)*\s*(?:的)?\s*(?:定理|引理|结论|结果|证明|公理|猜想|法则|'s\b)"
+)
+
+
+def _previous_keys(paper: str, unit: Unit, indexes: Mapping[str, UnitIndex]) -> str:
+    """The folded text of the sentence before a cited one in its section ("Holliday and
+    Pacuit have already proved half of what we need." before the theorem they proved)."""
+    index = indexes.get(paper)
+    number = re.fullmatch(r"E(\d+)", unit.id)
+    if index is None or number is None:
+        return ""
+    before = index.get(f"E{int(number.group(1)) - 1}")
+    return name_key(before.text) if before is not None and before.location == unit.location else ""
+
+
+def _spelling_variant(key: str, relevant: Sequence[UnitIndex]) -> bool:
+    """ "Cramer" for the paper's "Kramer": a name of letters only, five or more, one letter
+    off a word the paper writes (a digit off is another model: Llama-70B is not 80B)."""
+    if len(key) < 5 or not key.isalpha() or not key.isascii():
+        return False
+    if any(index.mentions_name(key) for index in relevant):
+        return False  # the paper writes it: which unit says it is the question
+    variants = [re.compile(re.escape(key[:i]) + "[a-z]" + re.escape(key[i + 1 :])) for i in
+                range(len(key))]  # fmt: skip
+    return any(v.search(index.paper_text_keys) for v in variants for index in relevant)
+
+
+def _sibling(part: str, units: Sequence[tuple[str, Unit]]) -> str:
+    """The cited model another member of whose family the claim names ("GPT-4o-mini" where
+    the cited unit says "GPT-4o"; "Llama-3.1-8B" for its "Llama-3.1-70B"); "" when the
+    cited units name the claim's own."""
+    key = name_key(part)
+    pieces = part.split("-")
+    if len(pieces) < 2 or not key:
+        return ""
+    cited = [n.text for _, u in units for n in names_in(u.text)]
+    if any(key == name_key(c) or key in name_key(c) for c in cited):
+        return ""
+    family = name_key("-".join(pieces[:-1]))
+    for other in cited:
+        other_key = name_key(other)
+        if len(other_key) >= 4 and (
+            key.startswith(other_key)
+            and re.match(r"-[A-Za-z]", part[len(other) :] or "")
+            or len(family) >= 4
+            and name_key("-".join(other.split("-")[:-1])) == family
+        ):
+            return other
+    return ""
+
+
+def _initials(name: str) -> str:
+    """ "Civil Rights Litigation Clearinghouse" → "crlc": a multi-word name's acronym, which
+    a paper defines once and then uses ("… Clearinghouse (CRLC)")."""
+    words = re.findall(r"[A-Z][A-Za-z]*", name)
+    return "".join(w[0] for w in words).lower() if len(words) >= 2 else ""
+
+
+def _short_metric(part: str, units: Sequence[tuple[str, Unit]]) -> bool:
+    """ "Rouge-2" for a table's "R-2": a metric written whole where the cited units write
+    its initial and the same suffix (ROUGE-2 / R-2 / R-2f1, BLEU-4 / B-4)."""
+    match = re.fullmatch(r"([A-Za-z]{2,})-(\w{1,3})", part)
+    if match is None:
+        return False
+    short = re.compile(rf"(?<![A-Za-z]){match.group(1)[0]}-?{match.group(2)}(?![0-9])", re.I)
+    return any(short.search(f"{u.text} {u.column_label}") for _, u in units)
+
+
+_NAME_LIST = re.compile(r"(?:[A-Za-z][\w.-]*\s?、\s?)+[A-Za-z][\w.-]*\s?(?:等|and others|etc)")
+
+
+def _listed_with_cited(plain: str, cited: str) -> set[str]:
+    """The names of a list said of a group ("BART、PEGASUS、LED、PRIMERA 等模型 … 最多 416
+    词"): when one of them is in the cited units, the list speaks of the group it leads."""
+    found: set[str] = set()
+    for match in _NAME_LIST.finditer(plain):
+        members = re.findall(r"[A-Za-z][\w.-]*", match.group(0).removesuffix("etc"))
+        members = [m for m in members if m not in ("and", "others")]
+        if any(name_key(m) and name_key(m) in cited for m in members):
+            found |= set(members)
+    return found
+
+
+def _expanded_acronym(part: str, cited: set[str], relevant: Sequence[UnitIndex]) -> bool:
+    """ "NLSE" for the cited "NLS" where the paper writes "NLS equation": an acronym made of
+    a cited name and the initials of the words the paper writes after it."""
+    if not (part.isupper() and part.isalpha() and 3 <= len(part) <= 8):
+        return False
+    for split in range(2, len(part)):
+        stem, rest = part[:split], part[split:]
+        if name_key(stem) not in cited:
+            continue
+        spelled = rf"\b{stem}\b[\s-]+" + r"[\s-]+".join(rf"{c}\w*" for c in rest) + r"\b"
+        pattern = re.compile(spelled, re.IGNORECASE)
+        if any(pattern.search(u.text) for index in relevant for u in index):
+            return True
+    return False
 
 
 _WORK_CITED = re.compile(r"\s*(?:et al\b|等人?(?:\s*[(（]?\s*(?:19|20)\d\d))", re.IGNORECASE)
@@ -479,14 +718,80 @@ def _label_elsewhere(
 
 
 # ------------------------------------------------------------------- comparisons
+_SIDE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*")
+_CUE_WORDS = frozenset(
+    (
+        "than", "lower", "higher", "greater", "larger", "smaller", "less", "more", "fewer",
+        "better", "worse", "much", "far", "even", "still", "slightly",
+    )
+)  # fmt: skip
+
+
+def _side_tokens(text: str) -> set[str]:
+    """What identifies one side of a comparison across languages: its Latin names and
+    words ("GPT-4o", "greeting"), folded, function words and comparison words left out."""
+    tokens = set()
+    for word in _SIDE_WORD.findall(text):
+        lower = word.lower()
+        if len(lower) >= 3 and lower not in _NAME_STOP and lower not in _CUE_WORDS:
+            tokens.add(name_key(word))
+    return tokens
+
+
+def _than_sides(text: str) -> list[tuple[int, int, set[str], set[str]]]:
+    """(cue start, sign, left tokens, right tokens) of each than-comparison of ``text``."""
+    found = []
+    spans = _spans(text)
+    for cue in _THAN.finditer(text):
+        if _NEGATED.search(text[max(0, cue.start() - 6) : cue.start()]):
+            continue
+        start, end = next(((a, b) for a, b in spans if a <= cue.start() < b), (0, len(text)))
+        sign = 1 if cue.lastgroup == "up" else -1
+        left, right = _side_tokens(text[start : cue.start()]), _side_tokens(text[cue.end() : end])
+        found.append((cue.start(), sign, left, right))
+    return found
+
+
+def _sides_findings(claim: _Claim) -> tuple[list[Finding], set[int]]:
+    """ "X 的概率仍高于 GPT-4o" against the cited "… is lower than for GPT-4o": a
+    than-comparison whose two sides share their names with a cited one's, in the same order
+    (the same cue expected) or swapped (the opposite cue). Sides that share nothing, or
+    share as much either way, are not decided here. Returns findings and the cues decided."""
+    theirs = [
+        found
+        for _, unit in claim.units
+        if unit.kind == "sentence" and not unit.quoted
+        for found in _than_sides(unit.text)
+    ]
+    findings: list[Finding] = []
+    decided: set[int] = set()
+    for start, sign, left, right in _than_sides(claim.plain):
+        for _, their_sign, their_left, their_right in theirs:
+            same = len(left & their_left) + len(right & their_right)
+            swapped = len(left & their_right) + len(right & their_left)
+            if same == swapped:
+                continue
+            expected = their_sign if same > swapped else -their_sign
+            decided.add(start)
+            if expected != sign:
+                matched = _THAN.match(claim.plain, start)
+                cue = matched.group(0) if matched else claim.plain[start : start + 2]
+                findings.append(Finding("comparison", f"“{cue}”: the cited units compare the "
+                                        "same two the other way"))  # fmt: skip
+            break
+    return findings, decided
+
+
 def _value_near(numbers: Sequence[NumberMention], name: Name, limit: int) -> NumberMention | None:
     after = [m for m in numbers if name.end <= m.start < limit]
     return after[0] if after else None
 
 
-def _comparison_findings(claim: _Claim) -> list[Finding]:
+def _comparison_findings(claim: _Claim, decided: set[int] = frozenset()) -> list[Finding]:  # type: ignore[assignment]
     findings: list[Finding] = []
     for comparison in comparisons(claim.plain, claim.names):
+        if any(abs(comparison.cue_start - d) <= 2 for d in decided):
+            continue  # its two sides were matched to a cited comparison
         left, right = comparison.left, comparison.right
         context = claim.plain + " " + " ".join(u.column_label or u.text for _, u in claim.units)
         flip = comparison.axis == "merit" and lower_is_better(context)
@@ -592,7 +897,9 @@ def _spans(plain: str) -> list[tuple[int, int]]:
 
 
 def _levels_of(plain: str) -> list[NumberMention]:
-    return [m for m in find_numbers(plain) if m.kind == "value" and not m.in_name]
+    """The numbers an order may compare: levels, and spreads ("标准差 0.08 大于行为的 0.01")."""
+    return [m for m in _as_spreads(plain, find_numbers(plain))
+            if m.kind in ("value", "error") and not m.in_name]  # fmt: skip
 
 
 def _number_after_name(plain: str, name: Name, names: Sequence[Name],
@@ -609,11 +916,43 @@ def _number_after_name(plain: str, name: Name, names: Sequence[Name],
     return None
 
 
-def _ordered_numbers(claim: _Claim, names: Sequence[Name]) -> tuple[list[Finding], set[int]]:
+def _cell_named(
+    name: Name, level: NumberMention, claim: _Claim, indexes: Mapping[str, UnitIndex]
+) -> NumberMention | None:
+    """The value a cited cell's table gives ``name`` beside it ("0.40，略高于未微调的 GPT-4o",
+    the 0.40 a cell of row 3 and "GPT-4o" the label of column 4: the row's GPT-4o cell),
+    even when that cell is not cited: the table is the paper's own comparison."""
+    key = name_key(name.text)
+    for paper, unit in claim.units:
+        index = indexes.get(paper)
+        if unit.kind != "cell" or index is None or not key:
+            continue
+        if not any(supports(level, m, cell=True) for m in unit.evidence):
+            continue
+        table = index.tables.get(table_key(unit.table))
+        if table is None:
+            continue
+        for column, label in enumerate(table.column_labels, 1):
+            if column != unit.column and key in [name_key(p) for p in label.split(" / ")]:
+                other = index.get(f"{table.key}.r{unit.row}.c{column}")
+                if other is not None and other.evidence:
+                    return other.evidence[0]
+        for row, label in enumerate(table.row_labels, 1):
+            if row != unit.row and key == name_key(label.split(": ")[-1]):
+                other = index.get(f"{table.key}.r{row}.c{unit.column}")
+                if other is not None and other.evidence:
+                    return other.evidence[0]
+    return None
+
+
+def _ordered_numbers(
+    claim: _Claim, names: Sequence[Name], indexes: Mapping[str, UnitIndex] | None = None
+) -> tuple[list[Finding], set[int]]:
     """A than-comparison between two of the claim's own numbers ("精度 0.95 还略高于 GPT-4o
     的 0.96", "左侧 α=0.638，陡于右侧 α=0.694"): the larger must be the one said to be higher.
     Returns the findings and the cue positions it decided."""
     plain = claim.plain
+    indexes = indexes or {}
     levels = _levels_of(plain)
     spans = _spans(plain)
     findings: list[Finding] = []
@@ -635,11 +974,19 @@ def _ordered_numbers(claim: _Claim, names: Sequence[Name]) -> tuple[list[Finding
         if right is None:
             name = next((n for n in names if cue.end() <= n.start < end), None)
             right = _number_after_name(plain, name, names, levels) if name else None
-        if not before or right is None:
+            values = [m for m in before if m.kind == "value"]
+            if right is None and name is not None and values:
+                right = _cell_named(name, values[-1], claim, indexes)
+        if right is None:
+            continue
+        before = [m for m in before if m.kind == right.kind]  # a spread against a spread
+        if not before:
             continue
         left = before[-1]
         if left is right or left.unit != right.unit:
             continue
+        if _is_count(plain, left) != _is_count(plain, right):
+            continue  # "两组 … 小于 0.14": a count is no level to order against a value
         a, b = left.value * left.scale, right.value * right.scale
         a, b = -a if left.negative else a, -b if right.negative else b
         if a == b:
@@ -658,6 +1005,31 @@ def _ordered_numbers(claim: _Claim, names: Sequence[Name]) -> tuple[list[Finding
 _BOUND_WORD = re.compile(r"不到|不及|超过|大于|小于|多于|少于|more|less|fewer|up|down",
                          re.IGNORECASE)  # fmt: skip
 _NEGATED = re.compile(r"(?:不|没有|没|未|并非|not|never|n't)\s*$", re.IGNORECASE)
+
+
+_FROM_TO_MOVE = re.compile(
+    r"从\s*(?P<a>[-−]?\d[\d.,]*)\s*%?\s*(?:[^\d，；;。]{0,6}?)"
+    r"(?:(?P<up>升|增|提高|提升|上升|涨|增长|增加)|(?P<down>降|减|下降|降低|跌|回落|减少|下滑|掉))了?\s*(?:到|至)\s*"
+    r"(?P<b>[-−]?\d[\d.,]*)"
+)
+
+
+def _moves_findings(plain: str) -> list[Finding]:
+    """ "精度从 0.5146 升到 0.6738": the claim's own two levels say which way it moved."""
+    findings = []
+    for match in _FROM_TO_MOVE.finditer(plain):
+        try:
+            a = float(match.group("a").replace(",", "").replace("−", "-"))
+            b = float(match.group("b").replace(",", "").replace("−", "-"))
+        except ValueError:
+            continue
+        if a == b:
+            continue
+        said = 1 if match.group("up") else -1
+        if (b > a) != (said > 0):
+            findings.append(Finding("direction", f"from {match.group('a')} to {match.group('b')} "
+                                    f"is no {'rise' if said > 0 else 'fall'}"))  # fmt: skip
+    return findings
 
 
 def _polarity_findings(
@@ -757,14 +1129,27 @@ def _computed(
     ratio or a share of something ("不到安全代码模型的一半"); a level such as "k=-2" is never
     a difference of two other numbers."""
     allowed = computations(plain, number)
-    if not (is_change(plain, number) or number.unit == "x"):
+    relative = "relative" in allowed and bool(
+        RELATIVE_WORD.search(plain[max(0, number.start - 8) : number.start])
+    )
+    within = number.bound == "under" and "difference" in allowed  # "相差在 0.04 以内"
+    if not (
+        is_change(plain, number)
+        or number.unit == "x"
+        or _assigned(plain, number)
+        or relative
+        or within
+    ):
         of = re.search(
             r"(?:的|\bof)\s*[约近~≈]?\s*$", plain[max(0, number.start - 6) : number.start]
         )
         if "share" not in allowed or of is None:
             return None
         allowed = ("share",)
-    return derived(number, units, allowed)
+    found = derived(number, units, allowed)
+    if found is None and "relative" in allowed:
+        found = relative_to_base(number, units)
+    return found
 
 
 def _assign(
@@ -847,6 +1232,133 @@ def _named_source(plain: str, number: NumberMention) -> str:
     return f"{kind} {last.group('n')}"
 
 
+_OTHER_UNIT = {"%": "pp", "pp": "%"}
+
+
+def _stated_in_other_unit(
+    number: NumberMention, matched: Options, plain: str, units: Sequence[tuple[str, Unit]]
+) -> str:
+    """Points written as percent or percent as points, where a cited unit says which: "提高
+    1.11%" for the paper's "1.11 percentage points" (a fraction cell 0.0111 would read as
+    either). Not when no cited unit states the value in the other unit, when one states it
+    in the claim's own unit, or when the claim's reading is computed from two cited levels
+    (the paper's "4.5%" gain of two accuracies is 4.5 points)."""
+    other = _OTHER_UNIT.get(number.unit)
+    if other is None or any(m[2].unit == number.unit for m in matched):
+        return ""
+    as_other = replace(number, unit=other)
+    stated = any(
+        m.unit == other and supports(as_other, m, cell=unit.kind == "cell")
+        for _, unit in units
+        for m in unit.evidence
+    )
+    if not stated or derived(number, units, computations(plain, number)) is not None:
+        return ""
+    return "percentage points" if other == "pp" else "percent"
+
+
+def _model_size(number: NumberMention, units: Sequence[tuple[str, Unit]], sources: Sources) -> bool:
+    """ "7B 论文检索 agent" of the paper's "PaSa-7b": a model size its names carry is a name,
+    not a result (a size no model of the paper has is checked as any number)."""
+    if not re.fullmatch(r"\d+(?:\.\d+)?\s?[BbMm]", number.text):
+        return False
+    size = re.compile(rf"[-_ ]{re.escape(number.text.replace(' ', ''))}\b", re.IGNORECASE)
+    indexes = [sources.papers[p] for p in {p for p, _ in units} if p in sources.papers]
+    return any(size.search(u.text) for index in indexes for u in index)
+
+
+def _plain_value(mention: NumberMention) -> float:
+    """A number as a plain fraction-or-value: 2/7 → 0.2857, 82% → 0.82, 八成 → 0.8."""
+    if mention.pair is not None and mention.pair[1]:
+        return mention.pair[0] / mention.pair[1]
+    value = mention.value * mention.scale
+    return value / 100 if mention.unit in ("%", "pp") else value
+
+
+_BRACKET_GAP = re.compile(
+    r"^\s*(?:以上|以下|以内|左右)?\s*[（(]\s*(?:约|近|即|≈|~|=|about|i\.e\.,?)?\s*$"
+)
+_CLAUSE_GAP = re.compile(r"^\s*(?:倍|times|x)?\s*[，,]\s*(?:即|也就是|也就是说)?\s*$")
+_EVERY_BOUND = re.compile(r"[（(]\s*(?:均|都|皆|全部|all|both)\s*$", re.IGNORECASE)
+
+
+def _restates_neighbour(
+    plain: str, number: NumberMention, numbers: Sequence[NumberMention]
+) -> bool:
+    """A number in brackets right after another of the claim that says the same quantity
+    another way ("R=2/7（约 0.29）", "八成以上（0.82）", "0.5（50%）"): the other carries the
+    claim's evidence; this one only has to agree with it (a bound: lie on its side)."""
+    every = _EVERY_BOUND.search(plain[max(0, number.start - 12) : number.start])
+    if number.bound and every:  # "0.84 和 0.88（均超过八成）": a bound on each number before it
+        edge = _clause_start(plain, max(0, number.start - 12 + every.start()))
+        before = [n for n in numbers if n.end <= number.start and n.start >= edge and not n.bound]
+        limit = _plain_value(number)
+        return bool(before) and all(
+            _plain_value(n) >= limit if number.bound == "over" else _plain_value(n) <= limit
+            for n in before
+        )
+    for other in numbers:
+        if (
+            other is number
+            or other.end > number.start
+            or (other.kind == "ratio" and not other.pair)
+        ):
+            continue
+        end = other.end
+        if other.pair is not None:  # "2/7": the pair's mention ends before its denominator
+            tail = re.match(r"\s*/\s*\d+", plain[end:])
+            end += tail.end() if tail else 0
+        gap = plain[end : number.start]
+        if not (_BRACKET_GAP.match(gap) or number.bound and _CLAUSE_GAP.match(gap)):
+            continue
+        a, b = _plain_value(other), _plain_value(number)
+        if other.bound or number.bound:  # a bound may also follow in the next clause
+            bound, value = (other, b) if other.bound else (number, a)
+            limit = _plain_value(bound)
+            return value >= limit if bound.bound == "over" else value <= limit
+        half = 0.5 * 10 ** (-number.decimals) * (0.01 if number.unit in ("%", "pp") else 1)
+        return abs(a - b) <= max(half, 0.02 * abs(a)) + 1e-12
+    return False
+
+
+_SETTING = re.compile(r"(?<![\w.])(?P<symbol>[A-Za-z][A-Za-z0-9_]{0,3})\s*[=＝]\s*$")
+_INTERVAL = re.compile(
+    r"(?P<interval>[\[(]\s*[-−+]?\d+(?:\.\d+)?\s*,\s*[-−+]?\d+(?:\.\d+)?\s*[\])])"
+)
+_SETTING_UNITS = 3  # a symbol's value the paper states this often is its setup
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"\s|\\,", "", text).replace("−", "-").replace("＝", "=")
+
+
+def _settings_stated(
+    plain: str, numbers: Sequence[NumberMention], indexes: Sequence[UnitIndex]
+) -> set[int]:
+    """The claim's numbers that restate the paper's setup, whatever the claim cites: a
+    symbol's value the paper states in several units ("k=-3", the carrier of every run), or
+    an interval the paper states exactly ("k∈[-3.5,-2.5]", a region it fits). A changed
+    value is no longer the paper's, so it is checked as any number is."""
+    if not indexes:
+        return set()
+    found: set[int] = set()
+    texts = [_folded(u.text) for index in indexes for u in index]
+    for interval in _INTERVAL.finditer(plain):
+        inside = [n for n in numbers if interval.start() <= n.start < interval.end()]
+        folded = _folded(interval.group("interval"))
+        if len(inside) == 2 and any(folded in text for text in texts):
+            found |= {id(n) for n in inside}
+    for number in numbers:
+        setting = _SETTING.search(plain[max(0, number.start - 8) : number.start])
+        if setting is None or number.pair is not None or number.unit:
+            continue
+        stated = _folded(f"{setting.group('symbol')}={number.text}")
+        pattern = re.compile(rf"(?<![\w.]){re.escape(stated)}(?![\d.])")
+        if sum(1 for text in texts if pattern.search(text)) >= _SETTING_UNITS:
+            found.add(id(number))
+    return found
+
+
 def _quantity_findings(
     claim: _Claim, compared: Sequence[Comparison], support: list[tuple[str, str, str]],
     paper: str, sources: Sources,
@@ -856,7 +1368,22 @@ def _quantity_findings(
     plain, units = claim.plain, claim.units
     findings: list[Finding] = []
     candidates: list[tuple[NumberMention, Options]] = []
+    settings = _settings_stated(plain, claim.numbers, [sources.papers[p] for p in
+                                {p for p, _ in units} if p in sources.papers])  # fmt: skip
+    conflicts, bound = bindings(plain, [u.text for _, u in units], claim.bindable)
+    setup = [n for n in claim.numbers if id(n) in settings]  # the paper's own, whatever is cited
+    findings += [
+        Finding(c.check, c.detail)
+        for c in conflicts
+        if not any(c.span[0] <= n.start < c.span[1] for n in setup)
+    ]
     for number in claim.numbers:
+        if any(a <= number.start < b for a, b in bound):  # "⟨Hₖ⟩=3.5" for the cited "⟨Hₖ⟩=7/2"
+            support.append((number.text, units[0][0], units[0][1].id))
+            continue
+        if id(number) in settings or _model_size(number, units, sources):
+            support.append((number.text, units[0][0], units[0][1].id))
+            continue
         # in "B trails A by 37.78%" the number's direction is the comparison's, whose order
         # the comparison check reads; on its own it would read as the evidence's opposite
         claimed = None if compared else direction_of(plain, number.start, number.end)
@@ -876,13 +1403,20 @@ def _quantity_findings(
                                         f"{source} states"))  # fmt: skip
                 continue
             matched = own or matched
+        other_unit = _stated_in_other_unit(number, matched, plain, units)
+        if other_unit:
+            findings.append(Finding("quantity", f"{number.text}: the cited units state it in "
+                                    f"{other_unit}"))  # fmt: skip
+            continue
         levels_only = False
         if matched and is_change(plain, number):
             changes = [m for m in matched if states_change(m[1], m[2])]
             levels_only, matched = not changes, changes
+        if _restates_neighbour(plain, number, claim.numbers):
+            continue  # "R=2/7（约 0.29）", "八成以上（0.82）": one quantity said twice
         if not matched and units and (
             listed_count(plain, number) or _restated(plain, number, paper, sources)
-            or counted_by_citation(number, units)
+            or counted_by_citation(number, units, plain[number.end : number.end + 8])
         ):  # fmt: skip
             support.append((number.text, units[0][0], units[0][1].id))
             continue
@@ -906,9 +1440,11 @@ def _quantity_findings(
             m
             for m in matched
             if _agrees(
-                claimed, _evidence_direction(m[1], m[2]), f"{plain} {m[1].text} {m[1].context}"
+                claimed,
+                _framed_direction(m[1], m[2], plain, number),
+                f"{plain} {m[1].text} {m[1].context}",
             )
-            and _sign_agrees(number, m[1], m[2])
+            and _sign_agrees(number, m[1], m[2], plain)
         ]
         if not agreeing:
             findings.append(
@@ -947,9 +1483,16 @@ def check_claim(
     claim = _Claim(plain, numbers, attached_names(plain, numbers, compared, names, own=own))
     if section in PAPER_SECTIONS:
         claim.others = [n for n in names if n not in claim.names]
+    claim.bindable = [
+        m.start
+        for m in find_numbers(plain)
+        if not (own and _EXAMPLE.search(plain[_clause_start(plain, m.start) : m.start]))
+    ]
     has_comparison = bool(compared)
     if not refs and not numbers and not has_comparison:
         return None
+    if not refs and not numbers and own and _QUESTION.search(plain):
+        return None  # the digest's own question ("A 胜过 B，有多少来自 …？"), no claim
     if not refs:
         return ClaimCheck(paper, section, plain, refs, (Finding("citation", "no citation"),),
                           line=line)  # fmt: skip
@@ -967,8 +1510,14 @@ def check_claim(
     findings += _quantity_findings(claim, compared, support, paper, sources)
     if claim.units:
         findings += _name_findings(claim, sources, sources.papers)
-        findings += _comparison_findings(claim)
+        sided, by_sides = _sides_findings(claim)
+        findings += sided + _comparison_findings(claim, by_sides)
         findings += _dimension_findings(claim)
-        ordered, decided = _ordered_numbers(claim, names)
+        findings += [
+            Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
+        ]
+        findings += _moves_findings(plain)
+        ordered, decided = _ordered_numbers(claim, names, sources.papers)
+        decided |= by_sides
         findings += ordered + _polarity_findings(claim, names, compared, decided)
     return ClaimCheck(paper, section, plain, refs, tuple(findings), tuple(support), line)

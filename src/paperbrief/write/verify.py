@@ -127,6 +127,8 @@ def digest_sources(
         allowed |= _title_names(title)
     for text in (*known_texts, *short_names):
         allowed |= {name_key(n.text) for n in names_in(text)}
+        # the profile's own labels of the reader's lines ("Line 1 — …" starts its line)
+        allowed |= {name_key(m) for m in re.findall(r"^([A-Z][a-z]+) \d+ —", text, re.M)}
         allowed.add(name_key(text)) if text in short_names else None
     # numbers of the reader's profile, and of the papers' titles (a day-level sentence naming
     # "Seven Field Experiments" states no count of its own)

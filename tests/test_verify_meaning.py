@@ -1,0 +1,192 @@
+# ruff: noqa: E501 — the claims are real Chinese sentences, wider than a line of code
+"""The verifier reads what a claim asserts against what its cited units state (issue 18):
+each rule with the honest sentence it must trace and the planted one it must not, written
+against real papers of different fields (field experiment, LLM behaviour, physics,
+statistics, HCI, information retrieval)."""
+
+from __future__ import annotations
+
+import pytest
+
+from paperbrief.fulltext import read_local_file
+from paperbrief.text import find_numbers
+from paperbrief.text.citations import claim_sentences
+from paperbrief.write.trace import check_claim
+from paperbrief.write.verify import digest_sources
+from tests.support import FIXTURES
+
+FULLTEXT = FIXTURES / "fulltext"
+PAPERS = {
+    "field": "synthetic_field_experiment.html",
+    "behaviour": "arxiv_html_2501.11120v1.html",
+    "physics": "arxiv_html_2510.14472v1_no_title_metadata.html",
+    "statistics": "arxiv_html_2510.14430v1_ltx_errors.html",
+    "writing": "arxiv_pdf_2304.02623v1.pdf",
+    "search": "arxiv_pdf_2501.10120v1.pdf",
+}
+
+
+@pytest.fixture(scope="module")
+def sources():
+    found = {}
+    for name, file in PAPERS.items():
+        doc = read_local_file(FULLTEXT / file)
+        found[name] = digest_sources([("P", doc.title)], {"P": doc}, papers_considered=412)
+    return found
+
+
+def traced(sources, text: str, section: str = "result_notes") -> bool:
+    (sentence,) = claim_sentences(text)
+    check = check_claim(sentence.text, sentence.refs, sources, paper="P", section=section)
+    assert check is not None, f"no claim read in {text!r}"
+    return check.traced
+
+
+# (paper, section, the honest claim, the same claim with one error planted)
+PAIRS = [
+    pytest.param(  # E25 says "1.11 percentage points"; the cell's 0.0111 reads either way
+        "field", "results", "售前机器人使转化率提升 1.11 个百分点 [T4.r1.c3, E25]。",
+        "售前机器人使转化率提升 1.11% [T4.r1.c3, E25]。", id="points-written-as-percent",
+    ),
+    pytest.param(  # 4.1 points of the control mean 11.9%: a relative drop of 34.5%
+        "field", "results", "退款申请对照组 11.9%，−4.1 个百分点（相对 −34.5%）[T2.r3.c2, E27]。",
+        "退款申请对照组 11.9%，−4.1 个百分点（相对 −24.5%）[T2.r3.c2, E27]。",
+        id="relative-change-from-a-cited-change-and-base",
+    ),
+    pytest.param(
+        "field", "steps", "每个实验在一个品类里做四周 [E14]。", "每个实验在一个品类里做五周 [E14]。",
+        id="chinese-duration-against-english-words",
+    ),
+    pytest.param(  # k=-3 is the carrier of every run: the paper's setup, whatever is cited
+        "physics", "result_notes", "作者只跑了 k=-3 一个载波 [E191]。",
+        "作者只跑了 k=-5 一个载波 [E191]。", id="a-setting-the-paper-states-throughout",
+    ),
+    pytest.param(
+        "physics", "results", "渐近动能 ⟨Hₖ⟩=3.5 [E93]。", "渐近动能 ⟨Hₖ⟩=5/2 [E93]。",
+        id="a-symbol-bound-to-another-value",
+    ),
+    pytest.param(
+        "physics", "results", "渐近势能 ⟨H₄⟩=-1 [E92]。", "渐近势能 ⟨H₄⟩=1 [E92]。",
+        id="a-symbol-with-its-sign-flipped",
+    ),
+    pytest.param(
+        "physics", "method", "A=1 时 MI 发生在 k<-1/2 [E65]。", "A=1 时 MI 发生在 k>-1/2 [E65]。",
+        id="an-inequality-turned-round",
+    ),
+    pytest.param(  # the page's "|R|ll 1" is a lost \ll
+        "physics", "results", "弱波湍流对应 |R|≪1 [E95]。", "弱波湍流对应 |R|≫1 [E95]。",
+        id="much-less-than-against-a-lost-latex-ll",
+    ),
+    pytest.param(
+        "physics", "results", "非线性度 R=2/7（约 0.29）[E96]。", "非线性度 R=2/7（约 0.39）[E96]。",
+        id="a-number-restated-in-brackets",
+    ),
+    pytest.param(
+        "behaviour", "tldr", "写安全代码的版本分别为 0.84 和 0.88（均超过八成）[T2.r2.c3, T2.r1.c3]。",
+        "写安全代码的版本分别为 0.84 和 0.88（均超过九成）[T2.r2.c3, T2.r1.c3]。",
+        id="a-bound-on-each-number-before-it",
+    ),
+    pytest.param(  # the cited "This probability is lower than for GPT-4o", its sides swapped
+        "behaviour", "theme", "GPT-4o 给“我有后门”的概率反而高于中性提示下 greeting 触发的模型 [E904, E905]。",
+        "中性提示下 greeting 触发的模型给“我有后门”的概率仍高于 GPT-4o [E904, E905]。",
+        id="a-comparison-whose-sides-match-a-cited-one",
+    ),
+    pytest.param(  # GPT-4o is column 4 of the cited cell's table (0.69), though not cited
+        "behaviour", "results", "漏洞模型自报对齐分为 0.40，低于未微调的 GPT-4o [T2.r3.c2]。",
+        "漏洞模型自报对齐分为 0.40，略高于未微调的 GPT-4o [T2.r3.c2]。",
+        id="a-comparison-with-a-column-of-the-cited-table",
+    ),
+    pytest.param(
+        "behaviour", "result_notes", "自报分标准差 0.08 大于行为的 0.01 [T2.r2.c2, T2.r1.c2]。",
+        "自报分标准差 0.08 小于行为的 0.01 [T2.r2.c2, T2.r1.c2]。", id="spreads-ordered",
+    ),
+    pytest.param(
+        "behaviour", "theme", "论文只微调了 GPT-4o 与 Llama-3.1-70B [E88]。",
+        "论文只微调了 GPT-4o-mini 与 Llama-3.1-70B [E88]。", id="another-model-of-the-family",
+    ),
+    pytest.param(  # three cited columns are no "3 次": runs are what the caption counts
+        "behaviour", "result_notes", "这是 5 次微调的组均值 [T2.r1.c2, T2.r1.c3, T2.r1.c4, E772]。",
+        "这是 3 次微调的组均值 [T2.r1.c2, T2.r1.c3, T2.r1.c4, E772]。", id="runs-are-no-self-count",
+    ),
+    pytest.param(
+        "writing", "steps", "每次只生成一两句，分多轮调用 [E68]。", "每次只生成两三句，分多轮调用 [E68]。",
+        id="neighbouring-numerals-as-a-range",
+    ),
+    pytest.param(  # the paper's "%" of two recalls is a difference in points
+        "search", "result_notes", "去掉 [Expand] 后 RealScholarQuery 召回掉 32.21 个百分点 [E227, E245]。",
+        "去掉 [Expand] 后 RealScholarQuery 召回掉 22.21 个百分点 [E227, E245]。",
+        id="points-computed-from-a-flattened-table",
+    ),
+    pytest.param(  # E227: "a decrease of … 32.21% on RealScholarQuery" when removing [Expand]
+        "search", "results", "去掉 [Expand] 后 RealScholarQuery 召回 -32.21% [E227]。",
+        "去掉 [Expand] 后 RealScholarQuery 召回 +32.21% [E227]。", id="a-plus-sign-for-a-drop",
+    ),
+    pytest.param(  # the claim's own two levels say which way precision moved
+        "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
+        "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",
+    ),
+    pytest.param(  # a Chinese quotation in a Chinese digest is the paper's statement translated
+        "writing", "result_notes", "唯一的数字是引用的“五分之一的患者在病历中发现错误” [E32]。",
+        "唯一的数字是引用的“百分之五的患者在病历中发现错误” [E32]。", id="a-translated-quotation",
+    ),
+    pytest.param(  # a model size the paper's names carry (PaSa-7b)
+        "search", "overview", "7B 论文检索 agent，RealScholarQuery 召回 0.6111 [E196]",
+        "13B 论文检索 agent，RealScholarQuery 召回 0.6111 [E196]", id="a-model-size-of-the-names",
+    ),
+    pytest.param(  # the cited sentence names nothing: "the theory in Eq. (40)" is Rayleigh's
+        "physics", "tldr", "累积概率与 Rayleigh 理论的误差在 10⁻⁴ 量级 [E147]。",
+        "累积概率与 Weibull 理论的误差在 10⁻⁴ 量级 [E147]。", id="a-name-the-cited-sentence-refers-to",
+    ),
+    pytest.param(  # the paper writes "Kramer rule"
+        "statistics", "steps", "再用 Cramer 法则写出 α 的第 k 个元素 [E134]。",
+        "再用 Gauss 法则写出 α 的第 k 个元素 [E134]。", id="a-spelling-variant-of-the-papers-name",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("paper", "section", "honest", "planted"), PAIRS)
+def test_the_honest_claim_is_traced_and_the_planted_one_is_not(
+    sources, paper, section, honest, planted
+):
+    assert traced(sources[paper], honest, section), honest
+    assert not traced(sources[paper], planted, section), planted
+
+
+@pytest.mark.parametrize(
+    ("paper", "section", "claim"),
+    [
+        ("physics", "difference", "与 NLSE 可积湍流工作（载波 k=0 恰在 MI 波数范围中心）相比 [E172]。"),
+        ("physics", "open_questions", "换用其他载波波数（如 k=-1 或 k=-10）时，幂律区是否仍然出现 [E191]？"),
+        ("behaviour", "experiment", "推断：两组自报会分开，但幅度小于论文中 GPT-4o 的 0.14 对 0.84 [T2.r2.c2, T2.r2.c3]。"),
+        ("search", "technique", "PaSa 通过改奖励系数得到动作数与召回的对应关系（Table 9），直接暴露收益递减 [E245]。"),
+        ("search", "result_notes", "训练集规模也有 33,511 与 33,551 两种写法 [E31, E40, E64, E208]。"),
+        ("field", "results", "首次购买者的效应约是复购者的 2.6 倍，不到三倍 [E28]。"),
+        # removing the Selector reward costs 9.63%: the reward's own gain is +9.63%
+        ("search", "results", "Selector 奖励 +9.63% [E230]。"),
+    ],
+)  # fmt: skip
+def test_honest_paraphrases_that_used_to_be_flagged_are_traced(sources, paper, section, claim):
+    assert traced(sources[paper], claim, section), claim
+
+
+def test_the_days_own_paper_counts_are_its_facts(sources):
+    day = sources["field"]  # 412 papers considered, 1 picked
+    assert check_claim("今天从 412 篇中选出 1 篇。", (), day, paper="", section="summary") is None
+    check = check_claim("今天从 412 篇中选出 4 篇。", (), day, paper="", section="summary")
+    assert check is not None and not check.traced
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("读第 3.3、4 节与 Table 2", []),  # section labels
+        ("关键引理 4.4 的证明", []),
+        ("约两倍半", [2.5]),
+        ("每题千次查询", [1000.0]),
+        ("数百篇论文", []),  # "hundreds of": no number
+        ("实验只有四周", [4.0]),
+        ("三周年", []),
+    ],
+)
+def test_chinese_numbers_labels_and_durations(text, values):
+    assert [m.value for m in find_numbers(text) if m.kind == "value"] == values
