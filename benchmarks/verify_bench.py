@@ -14,7 +14,8 @@ The reader's profile (``--profile``, the one the digests were written for) is re
 ``--planted DIR`` (repeatable) is a set made by a planter working apart from the verifier:
 ``oracle.jsonl`` lines ``{"file", "digest", "paper_id", "kind", "section", "original",
 "planted", "evidence"}`` and one Markdown copy per line, each differing from its honest
-``digest`` in one place. A planted copy is *caught* when a claim that is not traced in the
+``digest`` in one place (a copy that is absent is rebuilt from the oracle's ``original`` and
+``planted``). A planted copy is *caught* when a claim that is not traced in the
 honest digest is not traced in the copy (the planted sentence, or the claim it changed);
 an ``honest`` paraphrase is a *false alarm* when it makes such a claim. Printed: caught per
 kind, per section and overall, false alarms on paraphrases, and with ``--misses`` every copy
@@ -74,6 +75,23 @@ def honest(
     return baseline
 
 
+def planted_copy(folder: Path, honest_folder: Path, entry: dict[str, str]) -> str:
+    """The planted copy: ``folder/<file>`` when it is there, else rebuilt from the honest
+    digest by putting ``planted`` in place of ``original`` (which must occur there once), so
+    a set can be kept as its oracle alone (benchmarks/data/planted18)."""
+    path = folder / entry["file"]
+    if path.exists():
+        return path.read_text(encoding="utf-8")
+    honest_text = (honest_folder / entry["digest"]).read_text(encoding="utf-8")
+    if honest_text.count(entry["original"]) != 1:
+        raise SystemExit(
+            f"{folder / 'oracle.jsonl'}: {entry['file']}'s original sentence is not in "
+            f"{entry['digest']} exactly once; rebuild the honest digests from the same bank "
+            "(benchmarks/honest_digests.py) or supply the copy"
+        )
+    return honest_text.replace(entry["original"], entry["planted"])
+
+
 def planted(
     folder: Path,
     papers: dict[str, Document],
@@ -97,7 +115,7 @@ def planted(
             text = (honest_folder / digest).read_text(encoding="utf-8")
             report = verify_markdown(text, papers, known)
             baseline[digest] = untraced(report)
-        copy = verify_markdown((folder / entry["file"]).read_text(encoding="utf-8"), papers, known)
+        copy = verify_markdown(planted_copy(folder, honest_folder, entry), papers, known)
         new = untraced(copy) - baseline[digest]
         if entry["kind"] == "honest":
             paraphrases[1] += 1
