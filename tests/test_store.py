@@ -11,6 +11,7 @@ import pytest
 
 from paperbrief.errors import StoreError
 from paperbrief.models import Listing, Paper
+from paperbrief.records import PaperJudgement, Verdict
 from paperbrief.store import open_store
 from paperbrief.store.schema import MIGRATIONS
 
@@ -268,3 +269,28 @@ def test_a_single_readers_store_before_m011_gives_every_verdict_to_that_reader(t
         assert set(mine.of_day(date(2026, 5, 22))) == {"2605.00001", "2605.00002"}
         assert set(mine.screens_by_day()["2026-05-22"]) == {"2605.00001", "2605.00002"}
         assert store.verdicts.readers() == ["AI4SE PhD student"]
+
+
+def test_verdicts_judged_for_no_named_reader_are_the_only_readers_until_a_second_is_judged(
+    tmp_path,
+):
+    """m011 gives '' to rows it cannot place (a home from before readers were recorded): its
+    one reader keeps learning from them; once another reader is judged in the home they may
+    be that reader's, and are nobody's (``store.judging._scope``)."""
+
+    day = date(2026, 5, 22)
+    with open_store(tmp_path / "paperbrief.db") as home:
+        home.verdicts.save(day, "judge", {"2605.00001": Verdict(4, "", "old", relevance=80)})
+        home.verdicts.save_screens(day, "judge", {"2605.00002": 70})
+        mine = home.history_of("me").verdicts
+        assert mine.of_papers(["2605.00001", "2605.00002"]) == {
+            "2605.00001": PaperJudgement(day.isoformat(), judge=80),
+            "2605.00002": PaperJudgement(day.isoformat(), screen=70),
+        }
+        home.verdicts.of("me").save(day, "judge", {"2605.00004": Verdict(3, "", "mine")})
+        assert set(home.for_reader("me").verdicts.of_day(day)) == {"2605.00001", "2605.00004"}
+        home.verdicts.of("lab-mate").save(day, "judge", {"2605.00003": Verdict(1, "", "x")})
+        assert set(home.history_of("me").verdicts.of_papers(["2605.00001", "2605.00002"])) == set()
+        assert set(home.for_reader("me").verdicts.of_day(day)) == {"2605.00004"}
+        assert set(home.verdicts.of("lab-mate").of_day(day)) == {"2605.00003"}
+        assert len(home.verdicts.of_day(day)) == 3  # the home's store still sees every row

@@ -141,6 +141,16 @@ PAIRS = [
         "statistics", "steps", "再用 Cramer 法则写出 α 的第 k 个元素 [E134]。",
         "再用 Gauss 法则写出 α 的第 k 个元素 [E134]。", id="a-spelling-variant-of-the-papers-name",
     ),
+    # one letter off a name the paper writes, never off its text run together ("fisher" is
+    # in "shrinkages is here", "jordan" nowhere; review of 2026-12-02)
+    pytest.param(
+        "statistics", "steps", "再用 Cramer 法则写出 α 的第 k 个元素 [E134]。",
+        "再用 Fisher 法则写出 α 的第 k 个元素 [E134]。", id="a-name-hidden-in-running-text",
+    ),
+    pytest.param(
+        "statistics", "steps", "再用 Cramer 法则写出 α 的第 k 个元素 [E134]。",
+        "再用 Jordan 法则写出 α 的第 k 个元素 [E134]。", id="a-name-of-no-word-of-the-paper",
+    ),
 ]  # fmt: skip
 
 

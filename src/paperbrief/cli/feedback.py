@@ -390,7 +390,8 @@ def feedback_start(profile_path: Path | None, count: int, list_only: bool, as_js
         embedder = Services.build(profile, store, offline=True).embedder
         with console.status("choosing papers to rate …"):
             log = store.feedback.of(profile.key)
-            chosen = papers_to_rate(store, embedder, profile, date.today(), count, log=log)
+            own = store.history_of(profile.key)  # the reader's own judge records
+            chosen = papers_to_rate(own, embedder, profile, date.today(), count, log=log)
         if not chosen:
             console.print("nothing left to rate: every recent paper has a rating")
             return

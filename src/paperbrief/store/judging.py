@@ -10,7 +10,8 @@ get their own on the same paper, and the relevance a reader learns from (``of_pa
 by ``rank.gather_evidence``) is their own. ``store.verdicts`` is the home's (it reads every
 reader's rows; ``of(key)`` gives one reader's); a reader's view (``Store.for_reader``) reads
 and writes its reader's rows only. The reader key is ``Profile.key``, as for feedback; ''
-marks rows judged for no named reader (schema m011).
+marks rows judged for no named reader (schema m011), which a reader reads as their own only
+while no other reader has been judged in the home (``_scope``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,17 @@ def _verdict(row: sqlite3.Row) -> Verdict:
 
 
 def _scope(reader: str | None) -> tuple[str, list[str]]:
-    return ("1=1", []) if reader is None else ("reader = ?", [reader])
+    """The rows that are ``reader``'s (None: every reader's): their own, and the rows judged
+    for no named reader ('') while no other reader has verdicts or screens in the home — a
+    one-reader home upgraded from before readers were recorded keeps its history; once a
+    second reader is judged, '' rows may be theirs and are nobody's (schema m011)."""
+    if reader is None:
+        return "1=1", []
+    alone = " AND ".join(
+        f"NOT EXISTS (SELECT 1 FROM {table} o WHERE o.reader NOT IN ('', ?))"
+        for table in ("judge_verdicts", "judge_screens")
+    )
+    return f"(reader = ? OR (reader = '' AND {alone}))", [reader, reader, reader]
 
 
 def _in_range(
@@ -138,12 +149,12 @@ class Verdicts:
         absent)."""
         ids = list(dict.fromkeys(paper_ids))
         found: dict[str, PaperJudgement] = {}
-        scope, scope_args = _scope(self.reader)
         with self._db.read() as db:
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 for table, field_name in (("judge_verdicts", "judge"), ("judge_screens", "screen")):
+                    scope, scope_args = _scope(self.reader)
                     column = "relevance, stars" if field_name == "judge" else "relevance"
                     rows = db.execute(
                         f"SELECT paper_id, day, {column} FROM {table}"

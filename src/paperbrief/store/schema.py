@@ -452,9 +452,9 @@ def m011_judge_records_per_reader(db: sqlite3.Connection) -> None:
 
     Rows already kept go to their reader: in a home whose records name one reader, to that
     reader; in a lab's home, to the reader whose run of that listing day was under way when
-    the row was written (``_READER_OF_ROW``), else ''. Rows of '' are read by the home's
-    store only (a single run's whole view, ``judge export`` of a home with one reader),
-    never by a reader's view, since they may be another reader's."""
+    the row was written (``_READER_OF_ROW``), else ''. Rows of '' are a reader's only while
+    no other reader has rows (``store.judging._scope``: a one-reader home from before readers
+    were recorded), since otherwise they may be another reader's."""
     readers = _home_readers(db)
     columns = {
         "judge_verdicts": "day, model, paper_id, stars, line, reason, must_read, instructions,"

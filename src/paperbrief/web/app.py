@@ -105,8 +105,13 @@ class Site:
             return []
         with self.store() as store:
             embedder = Services.build(profile, store, offline=True).embedder
-            chosen = papers_to_rate(
-                store, embedder, profile, date.today(), count, log=self.feedback(store)
+            chosen = papers_to_rate(  # the reader's own history (``Store.history_of``)
+                store.history_of(profile.key),
+                embedder,
+                profile,
+                date.today(),
+                count,
+                log=self.feedback(store),
             )
         return [s.paper.id for s in chosen]
 

@@ -611,14 +611,16 @@ def _previous_keys(paper: str, unit: Unit, indexes: Mapping[str, UnitIndex]) -> 
 
 def _spelling_variant(key: str, relevant: Sequence[UnitIndex]) -> bool:
     """ "Cramer" for the paper's "Kramer": a name of letters only, five or more, one letter
-    off a word the paper writes (a digit off is another model: Llama-70B is not 80B)."""
+    off a name the paper writes (a digit off is another model: Llama-70B is not 80B)."""
     if len(key) < 5 or not key.isalpha() or not key.isascii():
         return False
     if any(index.mentions_name(key) for index in relevant):
         return False  # the paper writes it: which unit says it is the question
-    variants = [re.compile(re.escape(key[:i]) + "[a-z]" + re.escape(key[i + 1 :])) for i in
-                range(len(key))]  # fmt: skip
-    return any(v.search(index.paper_text_keys) for v in variants for index in relevant)
+    return any(  # names the paper writes (``UnitIndex.name_counts``), whole, not running text
+        len(name) == len(key) and sum(a != b for a, b in zip(name, key, strict=True)) == 1
+        for index in relevant
+        for name in index.name_counts
+    )
 
 
 def _sibling(part: str, units: Sequence[tuple[str, Unit]]) -> str:
