@@ -3,7 +3,8 @@
 Within shown, with every shown paper read (the recorded verdicts of ``--judge-replay``),
 each day is ordered by a fusion learned walk-forward from the posts of earlier listing days
 only (picked = kept, shown and not picked = passed over), and compared with the product's
-fusion (``rank.fusion.learn_weight``: ``J + beta * C``) by paired bootstrap over listing
+fusion (``rank.fusion.learn_weight``: ``J + beta * C``; the product now centres ``C`` on the
+evidence's mean, which orders each tier of a day the same) by paired bootstrap over listing
 days. Each variant asks one question of the feedback, learned the product's way (the
 weights that rank each earlier day's kept papers above its passed-over ones most often,
 shrunk by ``n / (n + PRIOR_PICKS)``):

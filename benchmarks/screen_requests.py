@@ -69,7 +69,7 @@ Answer each request on its own, as the model would (it sees only that request): 
 Then fold the answers into a replay file the benchmarks read (`paperbrief judge export`
 format; the verdicts of the shown papers come from the existing replay):
 
-    cd /work/wt19 && .venv/bin/python benchmarks/screen_requests.py fold \\
+    .venv/bin/python benchmarks/screen_requests.py fold \\
         --requests {out} --judge-replay tests/fixtures/rank/judge-replay-dev.json \\
         --out {out}/replay-screened.json
 """
