@@ -16,6 +16,18 @@ from paperbrief.store import open_store
 from paperbrief.store.schema import MIGRATIONS
 
 
+def _columns(path: Path, *tables: str) -> dict[str, set[str]]:
+    """Each table's column names in the database at ``path``."""
+    connection = sqlite3.connect(path)
+    try:
+        return {
+            table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+            for table in tables
+        }
+    finally:
+        connection.close()
+
+
 def _listing() -> Listing:
     papers = (
         Paper("2605.1", "A", ("X",), "abs", ("cs.SE",), "cs.SE", listings={"cs.SE": "new"}),
@@ -102,12 +114,7 @@ def test_a_store_at_version_7_migrates_forward_whichever_m007_it_has(tmp_path: P
     connection.close()
     with open_store(path) as store:
         assert store.schema_version() == len(MIGRATIONS) == 11
-    connection = sqlite3.connect(path)
-    columns = {
-        table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
-        for table in ("runs", "feedback", "judge_verdicts", "judge_screens")
-    }
-    connection.close()
+    columns = _columns(path, "runs", "feedback", "judge_verdicts", "judge_screens")
     assert {"pid", "host"} <= columns["runs"] and {"profile", "title"} <= columns["feedback"]
     assert "relevance" in columns["judge_verdicts"] and "relevance" in columns["judge_screens"]
 
@@ -187,11 +194,8 @@ def test_a_store_of_issue_22s_branch_at_version_8_gets_mains_m007_and_m008(tmp_p
     connection.close()
     with open_store(path) as store:
         assert store.schema_version() == len(MIGRATIONS) == 11
+    columns = _columns(path, "runs", "feedback", "judge_verdicts", "judge_screens", "llm_calls")
     connection = sqlite3.connect(path)
-    columns = {
-        table: {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
-        for table in ("runs", "feedback", "judge_verdicts", "judge_screens", "llm_calls")
-    }
     readings = connection.execute("SELECT count(*) FROM paper_readings").fetchone()[0]
     connection.close()
     assert {"pid", "host"} <= columns["runs"] and {"profile", "title"} <= columns["feedback"]
