@@ -316,6 +316,29 @@ def test_a_stored_listing_lacking_a_category_is_used_with_a_note_when_it_cannot_
     assert "lists no paper in cs.CL, cs.LG, cs.AI, cs.PL" in note and "running offline" in note
 
 
+def test_a_listing_fetched_for_a_category_with_no_paper_is_reused_without_a_refetch(
+    tmp_path: Path,
+):
+    """The day was fetched for every category of the profile, but cs.PL had no paper that
+    day: the stored listing remembers what it was fetched for, so a rerun uses it as it is
+    (offline, a refetch would fail and leave a note naming cs.PL)."""
+    from paperbrief.pipeline import acquire_listing
+    from paperbrief.profile import load_profile
+
+    profile = load_profile(EXAMPLE_PROFILE)
+    day = date(2026, 5, 22)
+    paper = Paper("2605.00001", "T", ("A",), "abs", ("cs.SE",), "cs.SE",
+                  listings={c: "new" for c in profile.all_categories if c != "cs.PL"})  # fmt: skip
+    fetched = Listing(day, (paper,), "arxiv-rss", categories=tuple(profile.all_categories))
+    with open_store(tmp_path / "pb.db") as store:
+        store.listings.save(fetched)
+        assert store.listings.load(day).categories == tuple(profile.all_categories)
+        services = Services.build(profile, store, offline=True)
+        listing = acquire_listing(store, profile, RunOptions(), day, services)
+    assert [p.id for p in listing.papers] == ["2605.00001"]
+    assert listing.notes == ()
+
+
 def test_lab_bench_lines_state_an_interest_and_copy_no_abstract(monkeypatch, encoder):
     """The benchmark's lab-mates: a research line built around a real paper is proposed
     from its group's key phrases as `profile init --from` does, never the paper's own

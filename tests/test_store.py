@@ -113,7 +113,7 @@ def test_a_store_at_version_7_migrates_forward_whichever_m007_it_has(tmp_path: P
     connection.execute("PRAGMA user_version=7")
     connection.close()
     with open_store(path) as store:
-        assert store.schema_version() == len(MIGRATIONS) == 11
+        assert store.schema_version() == len(MIGRATIONS) == 12
     columns = _columns(path, "runs", "feedback", "judge_verdicts", "judge_screens")
     assert {"pid", "host"} <= columns["runs"] and {"profile", "title"} <= columns["feedback"]
     assert "relevance" in columns["judge_verdicts"] and "relevance" in columns["judge_screens"]
@@ -193,7 +193,7 @@ def test_a_store_of_issue_22s_branch_at_version_8_gets_mains_m007_and_m008(tmp_p
     connection.execute("PRAGMA user_version=8")
     connection.close()
     with open_store(path) as store:
-        assert store.schema_version() == len(MIGRATIONS) == 11
+        assert store.schema_version() == len(MIGRATIONS) == 12
     columns = _columns(path, "runs", "feedback", "judge_verdicts", "judge_screens", "llm_calls")
     connection = sqlite3.connect(path)
     readings = connection.execute("SELECT count(*) FROM paper_readings").fetchone()[0]
@@ -248,7 +248,7 @@ def test_a_lab_store_before_m011_keeps_its_verdicts_each_with_the_reader_it_was_
     connection.close()
     day = date(2026, 5, 22)
     with open_store(path) as store:
-        assert store.schema_version() == len(MIGRATIONS) == 11
+        assert store.schema_version() == len(MIGRATIONS) == 12
         alice, bob = store.for_reader("alice"), store.for_reader("bob")
         assert {p: v.stars for p, v in alice.verdicts.of_day(day).items()} == {"2605.00001": 5}
         assert {p: v.stars for p, v in bob.verdicts.of_day(day).items()} == {"2605.00002": 1}

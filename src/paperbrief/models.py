@@ -159,6 +159,9 @@ class Listing:
     papers: tuple[Paper, ...]
     source: str  # e.g. "snapshot:/path/file.jsonl.gz", "arxiv-rss", "arxiv-list-page"
     notes: tuple[str, ...] = ()  # e.g. "feed was stale, fell back to the /list page"
+    # the categories the day was fetched for (a category may have had no paper that day);
+    # () when unknown: a snapshot, or a listing stored before this was recorded
+    categories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

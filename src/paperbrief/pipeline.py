@@ -140,8 +140,9 @@ def acquire_listing(
     """The day's listing: from the snapshot file, the store, or the services' listing
     source (then stored).
 
-    A stored listing is reused when it lists a paper in each of the profile's categories;
-    else (a lab's new reader, a profile given a category: the listing was stored for fewer)
+    A stored listing is reused when it was fetched for each of the profile's categories (or,
+    for a day stored before that was recorded, lists a paper in each); else (a lab's new
+    reader, a profile given a category: the listing was stored for fewer)
     the day is fetched again for all of them, and if that fails the stored one is used
     with a note naming the categories it lacks."""
     if options.listing_file is not None:
@@ -151,7 +152,8 @@ def acquire_listing(
         if stored is not None and not stored.papers:
             stored = None
         listed = {c for paper in stored.papers for c in paper.listings} if stored else set()
-        unlisted = [c for c in profile.all_categories if c not in listed]
+        covered = listed | set(stored.categories if stored else ())
+        unlisted = [c for c in profile.all_categories if c not in covered]
         if stored is not None and not unlisted:
             return stored
         previous = store.listings.load(sources.previous_listing_day(listing_day))
@@ -162,6 +164,7 @@ def acquire_listing(
                 previous_ids=frozenset(p.id for p in previous.papers) if previous else frozenset(),
                 include_replacements=profile.include_replacements,
             )
+            listing = replace(listing, categories=tuple(profile.all_categories))
         except (EmptyDay, SourceError) as error:
             if stored is None:
                 raise

@@ -72,9 +72,16 @@ class Listings:
                     [(day, category, paper.id, kind) for category, kind in paper.listings.items()],
                 )
             db.execute(
-                "INSERT OR REPLACE INTO listing_days (day, source, paper_count, notes, fetched_at)"
-                " VALUES (?,?,?,?,?)",
-                (day, listing.source, len(listing.papers), json.dumps(list(listing.notes)), stamp),
+                "INSERT OR REPLACE INTO listing_days"
+                " (day, source, paper_count, notes, fetched_at, categories) VALUES (?,?,?,?,?,?)",
+                (
+                    day,
+                    listing.source,
+                    len(listing.papers),
+                    json.dumps(list(listing.notes)),
+                    stamp,
+                    json.dumps(list(listing.categories)) if listing.categories else None,
+                ),
             )
 
     def load(self, day: date) -> Listing | None:
@@ -99,6 +106,7 @@ class Listings:
             papers=tuple(paper_from_row(row, kinds[paper_id]) for paper_id, row in first.items()),
             source=meta["source"],
             notes=tuple(json.loads(meta["notes"])),
+            categories=tuple(json.loads(meta["categories"])) if meta["categories"] else (),
         )
 
     def days(self) -> list[date]:

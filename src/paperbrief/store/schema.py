@@ -501,6 +501,12 @@ def m011_judge_records_per_reader(db: sqlite3.Connection) -> None:
         db.execute(f"CREATE INDEX {table}_paper ON {table}(paper_id, reader)")
 
 
+def m012_listing_days_know_their_categories(db: sqlite3.Connection) -> None:
+    """The categories a listing day was fetched for (JSON list; NULL: unknown, a day stored
+    before), so a category with no paper that day does not make every rerun fetch again."""
+    db.execute("ALTER TABLE listing_days ADD COLUMN categories TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial_schema,
     m002_picks_by_paper,
@@ -513,6 +519,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     m009_readers_and_paper_readings,
     m010_paper_index_by_rowid,
     m011_judge_records_per_reader,
+    m012_listing_days_know_their_categories,
 )
 
 
