@@ -74,3 +74,22 @@ def test_every_source_failing_says_the_fetch_failed_and_will_be_retried(httpserv
     assert fulltext_status(doc) == FullTextStatus.ABSTRACT_FETCH_FAILED
     assert "下次运行会重试" in fulltext_note(doc, labels_for("zh"), has_figure=False)
     assert "next run tries again" in fulltext_note(doc, labels_for("en"), has_figure=False)
+
+
+def test_a_port_or_path_with_404_in_a_url_is_not_read_as_a_missing_page(httpserver, client):
+    """A 503 from a server on port 40493 is a failure to arrive, whatever digits the URL
+    holds; a 404 status is still the page missing (the loopback's random port made this
+    case flip once in CI)."""
+    from dataclasses import replace
+
+    doc = _read(httpserver, client, 503)
+    html = [a for a in doc.attempts if not a.startswith("pdf")]
+    assert html and all("503" in a for a in html), doc.attempts
+    with_port = tuple(
+        a.replace(f":{httpserver.port}/", ":40493/").replace("/html/", "/x404/") for a in html
+    )
+    assert any("404" in a for a in with_port), with_port
+    assert fulltext_status(replace(doc, attempts=with_port)) == FullTextStatus.PDF_HTML_FAILED
+    httpserver.clear()
+    missing = _read(httpserver, client, 404)
+    assert fulltext_status(missing) == FullTextStatus.PDF_NO_HTML

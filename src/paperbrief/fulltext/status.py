@@ -9,13 +9,16 @@ writers turn it into a note in the digest's language.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 from paperbrief.models import Document
 
 # Reasons (substrings of fetch's attempt messages) that say a source does not exist or
 # cannot be converted, as opposed to failing to arrive.
-_ABSENT = ("has no html", "not available for the source", "redirected to the abstract", "404")
+_ABSENT = ("has no html", "not available for the source", "redirected to the abstract")
+_NOT_FOUND = re.compile(r"(?<![\w.:/])404(?![\w.])")  # the status, not a port or a path in a URL
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
 _UNUSABLE = (
     "conversion failed",
     "conversion degraded",
@@ -42,8 +45,8 @@ class FullTextStatus(StrEnum):
 
 
 def _reason_kind(attempt: str) -> str:
-    reason = attempt.split(":", 1)[-1].lower()
-    if any(word in reason for word in _ABSENT):
+    reason = _URL.sub("", attempt.split(":", 1)[-1].lower())
+    if any(word in reason for word in _ABSENT) or _NOT_FOUND.search(reason):
         return "absent"
     if any(word in reason for word in _UNUSABLE):
         return "unusable"
