@@ -284,6 +284,8 @@ def test_a_stored_listing_without_a_new_readers_category_is_fetched_again_for_th
     assert result.listing_day == day and result.papers_listed == 3
     assert stored is not None
     assert {c for p in stored.papers for c in p.listings} == {"cs.LG", "cs.AI", "stat.ML"}
+    # cs.CL had no paper in the feed: the listing still says it was fetched for it
+    assert set(stored.categories) == {"cs.LG", "cs.AI", "cs.CL", "stat.ML"}
     feeds = [entry for entry in httpserver.log if entry[0].path.startswith("/atom/")]
     assert len(feeds) == 1  # one fetch, for the union
 

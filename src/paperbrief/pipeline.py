@@ -164,7 +164,6 @@ def acquire_listing(
                 previous_ids=frozenset(p.id for p in previous.papers) if previous else frozenset(),
                 include_replacements=profile.include_replacements,
             )
-            listing = replace(listing, categories=tuple(profile.all_categories))
         except (EmptyDay, SourceError) as error:
             if stored is None:
                 raise

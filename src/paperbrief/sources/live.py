@@ -82,8 +82,10 @@ def fetch_listing(
     4. The export API (``api_base``) fills in metadata in ``api_batch_size`` batches; if it
        fails, the feed's or page's own metadata is kept and a note says so.
 
-    ``Listing.notes`` records every fallback. ``Paper.listings`` maps each requested
-    category the paper appeared in to new/cross/replace (new only in its primary category).
+    ``Listing.notes`` records every fallback; ``Listing.categories`` the categories asked
+    for, so a category with no paper that day is known to have been fetched.
+    ``Paper.listings`` maps each requested category the paper appeared in to
+    new/cross/replace (new only in its primary category).
     Raises ``NoAnnouncement`` for a Saturday/Sunday, or a weekday arXiv announced nothing
     for (holiday, or before 20:00 US-Eastern); ``FetchFailed`` when no source could be
     read, or the day is older than the /pastweek pages reach.
@@ -112,7 +114,13 @@ def fetch_listing(
         )
         for paper in papers
     )
-    return Listing(day=day, papers=listed, source=source, notes=tuple(attempt.notes))
+    return Listing(
+        day=day,
+        papers=listed,
+        source=source,
+        notes=tuple(attempt.notes),
+        categories=tuple(categories),
+    )
 
 
 def _empty_day(attempt: _Attempt) -> EmptyDay:
