@@ -23,6 +23,7 @@ from paperbrief.fulltext.units import Unit
 from paperbrief.text import NumberMention
 from paperbrief.text.direction import Direction, direction_of
 from paperbrief.text.numbers import UNIT_DIMENSIONS
+from paperbrief.write.grid import places
 
 ROUNDING_TOLERANCE = 0.05  # relative error a rounded number may carry
 APPROX_TOLERANCE = 0.12  # … when it says it is approximate (约 / about / ~)
@@ -176,29 +177,33 @@ def derived(
     allowed: tuple[Computation, ...] = ("difference", "ratio", "relative"),
 ) -> tuple[str, Direction | None] | None:
     """(unit id, direction) of two cited values whose difference, ratio, relative change or
-    share (as ``allowed``) is ``claim``: two cells of one row or column, or two numbers of
-    one sentence (whose direction is the sentence's cue at the later number, else later
+    share (as ``allowed``) is ``claim``: two cells of one row or column (of a table, or of
+    a table flattened into one unit: ``grid``), or two numbers of one sentence (whose direction is the sentence's cue at the later number, else later
     minus earlier: "from 4.21 to 4.37")."""
     groups: dict[tuple[str, str, str], list[tuple[Unit, NumberMention]]] = {}
     for _, unit in units:
+        grid = places(unit)  # a flattened table: its rows and columns, not one sentence
         for mention in unit.levels:  # "GPT-4o" states no 4; a share or a zero is no level
             if unit.kind == "cell":
                 keys = [
                     (unit.table, "column", str(unit.column)),
                     (unit.table, "row", str(unit.row)),
                 ]
+            elif id(mention) in grid:
+                row, column, width = grid[id(mention)]
+                keys = [(unit.id, "row", str(row)), (unit.id, "column", f"{column}/{width}")]
             else:
                 keys = [(unit.id, "sentence", "")]
             for key in keys:
                 groups.setdefault(key, []).append((unit, mention))
-    for members in groups.values():
+    for (_, kind, _), members in groups.items():
         for i, (unit_a, a) in enumerate(members):
             for unit_b, b in members[i + 1 :]:
                 if a.dimension != b.dimension or a.unit != b.unit and {a.unit, b.unit} != {"%"}:
                     continue
                 if derives(claim, a.value, b.value, a.unit, allowed):
                     direction = None
-                    if unit_a is unit_b:  # one sentence: b is the later number
+                    if kind == "sentence":  # one sentence: b is the later number
                         found = direction_of(unit_a.text, b.start, b.end)
                         between = unit_a.text[a.end : b.start]
                         if found is None and _FROM_TO.search(between) and len(between) <= 24:
