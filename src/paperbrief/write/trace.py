@@ -60,6 +60,7 @@ from paperbrief.write.quantities import (
     states_change,
     supports,
 )
+from paperbrief.write.grid import grid_rows
 from paperbrief.write.relations import bindings, relations
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
@@ -1361,6 +1362,49 @@ def _settings_stated(
     return found
 
 
+def _grid_row_finding(plain: str, number: NumberMention, options: Options) -> Finding | None:
+    """ "LED-16384 24.13" where the flattened table (``grid``) has 24.13 only in the row of
+    LED-4096: the name a claim gives a value must be the label of a row that holds it. The
+    name is the last row label the claim says before the number, in its clause or (in a
+    results row) in an earlier cell that states no number itself. Not decided when a
+    supporting value is outside a flattened table or no row label is said."""
+    placed: list[tuple[str, set[str]]] = []  # (the value's row label, every row label)
+    for _, unit, mention in options:
+        rows = grid_rows(unit)
+        label = next((r.label for r in rows if any(c is mention for c in r.cells)), None)
+        if label is None:
+            return None
+        placed.append((name_key(label), {name_key(r.label) for r in rows}))
+
+    def labels_a_row(name: Name) -> bool:
+        key = name_key(name.text)
+        return len(key) >= 3 and any(label.endswith(key) for _, every in placed for label in every)
+
+    own = _clause_start(plain, number.start)
+
+    def speaks_of_it(name: Name) -> bool:  # its clause, or a number-free cell before it
+        if name.start >= own:
+            return True
+        if " | " not in plain:
+            return False
+        cell_start = plain.rfind(" | ", 0, name.start) + 1
+        cell_end = plain.find(" | ", name.start)
+        cell = plain[cell_start : cell_end if cell_end >= 0 else len(plain)]
+        return not any(m.kind == "value" and not m.in_name for m in find_numbers(cell))
+
+    said = [
+        n for n in names_in(plain) if n.end <= number.start and labels_a_row(n) and speaks_of_it(n)
+    ]
+    if not said:
+        return None
+    name = said[-1]
+    key = name_key(name.text)
+    for label, every in placed:
+        if label.endswith(key) or not any(other.endswith(key) for other in every):
+            return None  # in its row, or a table that labels no row so (its header is above)
+    return Finding("name", f"{number.text} is not in the row of {name.text} of the cited table")
+
+
 def _quantity_findings(
     claim: _Claim, compared: Sequence[Comparison], support: list[tuple[str, str, str]],
     paper: str, sources: Sources,
@@ -1453,6 +1497,10 @@ def _quantity_findings(
                 Finding("direction", f"{number.text}: the cited {matched[0][1].id} says the "
                         "opposite direction")
             )  # fmt: skip
+            continue
+        wrong_row = _grid_row_finding(plain, number, agreeing)
+        if wrong_row is not None:
+            findings.append(wrong_row)
             continue
         candidates.append((number, agreeing))
     findings += [
