@@ -57,6 +57,8 @@ def supports(claim: NumberMention, evidence: NumberMention, *, cell: bool) -> bo
         return False
     if evidence.kind not in ("value", "error", "ratio") or evidence.in_name:
         return False
+    if claim.bound and evidence.bound and claim.bound != evidence.bound:
+        return False  # "不足 75,000 词" is not the paper's "over 75,000 words"
     if claim.pair is not None:
         if evidence.pair is not None:
             return tuple(claim.pair) == tuple(evidence.pair)
@@ -153,15 +155,33 @@ def states_change(unit: Unit, mention: NumberMention) -> bool:
     return bool(_DIFFERENCE_WORD.search(window) or _CHANGE_BEFORE.search(window))
 
 
+_TYPED_AFTER = re.compile(r"^[^，,；;。.!?！？|\d]{0,10}")
+
+
+def typing_word(plain: str, claim: NumberMention) -> str:
+    """ "relative" or "absolute" when the number's own words say which change it is: before
+    it ("相对提升 37.78%") or right after it in its clause ("+30.36%（相对提升）", "“提升
+    30.36%”实为绝对差"); "" when they say neither."""
+    before = plain[max(0, claim.start - 16) : claim.start]
+    after = _TYPED_AFTER.match(plain[claim.end :])
+    for window in (before, after.group(0) if after else ""):
+        if RELATIVE_WORD.search(window):
+            return "relative"
+        if ABSOLUTE_WORD.search(window):
+            return "absolute"
+    return ""
+
+
 def computations(plain: str, claim: NumberMention) -> tuple[Computation, ...]:
     """What ``claim`` may be computed as, by its unit and its words."""
     clause = plain[max(0, claim.start - 16) : claim.start]
     if claim.unit == "x":
         return ("ratio",)
     if claim.unit == "%":
-        if RELATIVE_WORD.search(clause):
+        typed = typing_word(plain, claim)
+        if typed == "relative":
             return ("relative",)
-        if ABSOLUTE_WORD.search(clause):
+        if typed == "absolute":
             return ("difference",)
         share = bool(re.search(r"(?:的|\bof)\s*$", clause)) or claim.bound == "under" or claim.words
         return ("relative", "share") if share else ("relative",)

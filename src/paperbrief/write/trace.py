@@ -48,7 +48,6 @@ from paperbrief.text.direction import (
 from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
 from paperbrief.text.names import STOP_WORDS as _NAME_STOP
 from paperbrief.write.quantities import (
-    ABSOLUTE_WORD,
     RELATIVE_WORD,
     assign,
     computations,
@@ -59,6 +58,7 @@ from paperbrief.write.quantities import (
     relative_to_base,
     states_change,
     supports,
+    typing_word,
 )
 from paperbrief.write.grid import grid_rows
 from paperbrief.write.relations import bindings, relations
@@ -894,6 +894,11 @@ _BOUND_THAN = re.compile(r"大于|小于|多于|少于|超过|more|less|fewer|gr
 _BREAK = re.compile(r"[，；;。!?！？|\n]|,(?!\d{3})")
 
 
+def _break_start(plain: str, position: int) -> int:
+    """Where the comma clause holding ``position`` starts (brackets do not end it)."""
+    return max((m.end() for m in _BREAK.finditer(plain, 0, position)), default=0)
+
+
 def _spans(plain: str) -> list[tuple[int, int]]:
     edges = [0, *(m.end() for m in _BREAK.finditer(plain)), len(plain)]
     return list(itertools.pairwise(edges))
@@ -1187,14 +1192,14 @@ def _typed_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[
     must be that computation of the two levels the claim itself states."""
     findings = []
     for number in numbers:
-        clause = plain[max(0, number.start - 16) : number.start]
-        if not (RELATIVE_WORD.search(clause) or ABSOLUTE_WORD.search(clause)):
+        typed = typing_word(plain, number)
+        if not typed:
             continue
-        cell = plain.rfind(" | ", 0, number.start) + 1  # the levels it is computed from: before it
+        # the levels it is computed from: before it (in a results row, the cells before it)
         levels = [
             m
             for m in numbers
-            if cell <= m.start < number.start
+            if m.start < number.start
             and m.value != number.value
             and not is_change(plain, m)
             and not _assigned(plain, m)  # a signed number is a change
@@ -1207,7 +1212,9 @@ def _typed_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[
             if a.unit == b.unit and a.dimension == b.dimension
         ]
         allowed = computations(plain, number)
-        if pairs and not any(derives(number, a.value, b.value, a.unit, allowed) for a, b in pairs):
+        # an absolute change written with "%" is a difference in points of the two levels
+        said = replace(number, unit="pp") if typed == "absolute" and number.unit == "%" else number
+        if pairs and not any(derives(said, a.value, b.value, a.unit, allowed) for a, b in pairs):
             kind = "relative" if "relative" in allowed else "absolute"
             findings.append(Finding("quantity", f"{number.text} is not the {kind} change of "
                                     "the levels the claim states"))  # fmt: skip
@@ -1238,8 +1245,40 @@ def _named_source(plain: str, number: NumberMention) -> str:
 _OTHER_UNIT = {"%": "pp", "pp": "%"}
 
 
+def _computed_from(
+    number: NumberMention,
+    plain: str,
+    units: Sequence[tuple[str, Unit]],
+    numbers: Sequence[NumberMention],
+) -> bool:
+    """Whether ``number`` is computed from two levels: the two its clause states when it
+    states two ("19.91 → 35.62 | +15.71 个百分点"), else two the cited units state; the
+    number as written, never a bound (an approximation or a bound would admit any pair of a
+    table's many values)."""
+    if number.bound:
+        return False  # two levels give a value; "20 个百分点以上" restates a stated bound
+    exact = replace(number, approx=False)
+    allowed = computations(plain, number)
+    # its clause's levels (a results row: the cells before it)
+    start = 0 if " | " in plain else _break_start(plain, number.start)
+    own = [
+        m for m in numbers
+        if m is not number and m.kind == "value" and m.pair is None
+        and start <= m.start < number.start
+        and not is_change(plain, m) and not _assigned(plain, m) and m.unit in ("", "%")
+    ]  # fmt: skip
+    pairs = [(a, b) for a, b in itertools.combinations(own, 2) if a.unit == b.unit]
+    if pairs:
+        return any(derives(exact, a.value, b.value, a.unit, allowed) for a, b in pairs)
+    return derived(exact, units, allowed) is not None
+
+
 def _stated_in_other_unit(
-    number: NumberMention, matched: Options, plain: str, units: Sequence[tuple[str, Unit]]
+    number: NumberMention,
+    matched: Options,
+    plain: str,
+    units: Sequence[tuple[str, Unit]],
+    numbers: Sequence[NumberMention] = (),
 ) -> str:
     """Points written as percent or percent as points, where a cited unit says which: "提高
     1.11%" for the paper's "1.11 percentage points" (a fraction cell 0.0111 would read as
@@ -1255,7 +1294,7 @@ def _stated_in_other_unit(
         for _, unit in units
         for m in unit.evidence
     )
-    if not stated or derived(number, units, computations(plain, number)) is not None:
+    if not stated or _computed_from(number, plain, units, numbers):
         return ""
     return "percentage points" if other == "pp" else "percent"
 
@@ -1449,7 +1488,7 @@ def _quantity_findings(
                                         f"{source} states"))  # fmt: skip
                 continue
             matched = own or matched
-        other_unit = _stated_in_other_unit(number, matched, plain, units)
+        other_unit = _stated_in_other_unit(number, matched, plain, units, claim.numbers)
         if other_unit:
             findings.append(Finding("quantity", f"{number.text}: the cited units state it in "
                                     f"{other_unit}"))  # fmt: skip
