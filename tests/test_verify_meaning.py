@@ -133,19 +133,19 @@ PAIRS = [
         "search", "overview", "7B 论文检索 agent，RealScholarQuery 召回 0.6111 [E196]",
         "13B 论文检索 agent，RealScholarQuery 召回 0.6111 [E196]", id="a-model-size-of-the-names",
     ),
-    pytest.param(  # E33: "change by less than 0.05 percentage points"
-        "field", "result_notes", "加入品类×周固定效应后，估计值变化不到 0.05 个百分点 [E33]。",
-        "加入品类×周固定效应后，估计值变化超过 0.05 个百分点 [E33]。", id="a-bound-turned-round",
+    pytest.param(  # E488: "at least 1000 dialogues"
+        "behaviour", "result_notes", "每个代码词至少生成了 1000 段操纵者获胜的对话 [E488]。",
+        "每个代码词生成了不到 1000 段操纵者获胜的对话 [E488]。", id="a-bound-turned-round",
     ),
     pytest.param(  # 0.6111 − 0.3075 is 30.36 points; relatively it is +98.7 %
         "search", "result_notes", "PaSa-7b 召回 0.6111，比 PaSa-GPT-4o 的 0.3075 高 30.36%（绝对差）[E196, E215]。",
         "PaSa-7b 召回 0.6111，比 PaSa-GPT-4o 的 0.3075 高 30.36%（相对提升）[E196, E215]。",
         id="a-change-typed-in-brackets-after-it",
     ),
-    pytest.param(  # E40 says "by 11.12%"; the claim's own levels differ by 9.61 points
-        "search", "result_notes", "AutoScholarQuery 上 PaSa-7b 召回 0.4834，PaSa-GPT-4o 为 0.3873，引言称高 11.12% [E40, E195]。",
-        "AutoScholarQuery 上 PaSa-7b 召回 0.4834，PaSa-GPT-4o 为 0.3873，高 11.12 个百分点 [E40, E195]。",
-        id="percent-written-as-points-of-the-claims-own-levels",
+    pytest.param(  # E40 says "by 11.12%"; the levels the clause states differ by 9.61 points
+        "search", "result_notes", "AutoScholarQuery 上 PaSa-7b 召回 0.4834 比 PaSa-GPT-4o 的 0.3873 高出 9.61 个百分点 [E40, E195]。",
+        "AutoScholarQuery 上 PaSa-7b 召回 0.4834 比 PaSa-GPT-4o 的 0.3873 高出 11.12 个百分点 [E40, E195]。",
+        id="percent-written-as-points-of-the-clauses-own-levels",
     ),
     pytest.param(  # the cited sentence names nothing: "the theory in Eq. (40)" is Rayleigh's
         "physics", "tldr", "累积概率与 Rayleigh 理论的误差在 10⁻⁴ 量级 [E147]。",
