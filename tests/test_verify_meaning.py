@@ -147,6 +147,11 @@ PAIRS = [
         "AutoScholarQuery 上 PaSa-7b 召回 0.4834 比 PaSa-GPT-4o 的 0.3873 高出 11.12 个百分点 [E40, E195]。",
         id="percent-written-as-points-of-the-clauses-own-levels",
     ),
+    pytest.param(  # E41: "by 39.90% in Recall@50"; a fraction in words is a rounded figure
+        "search", "result_notes", "在 RealScholarQuery 上，PaSa-7b 的 Recall@50 比 Google with GPT-4o 高出五分之二 [E41]。",
+        "在 RealScholarQuery 上，PaSa-7b 的 Recall@50 比 Google with GPT-4o 高出五分之三 [E41]。",
+        id="a-fraction-in-words-is-rounded",
+    ),
     pytest.param(  # the cited sentence names nothing: "the theory in Eq. (40)" is Rayleigh's
         "physics", "tldr", "累积概率与 Rayleigh 理论的误差在 10⁻⁴ 量级 [E147]。",
         "累积概率与 Weibull 理论的误差在 10⁻⁴ 量级 [E147]。", id="a-name-the-cited-sentence-refers-to",
@@ -210,6 +215,8 @@ def test_the_days_own_paper_counts_are_its_facts(sources):
         ("数百篇论文", []),  # "hundreds of": no number
         ("实验只有四周", [4.0]),
         ("三周年", []),
+        ("(3) Participants included two writers; (4) we recorded edits", [2.0]),  # item labels
+        ("accuracy 0.41 (2) and", [0.41]),  # a number's error in brackets stays its error
     ],
 )
 def test_chinese_numbers_labels_and_durations(text, values):

@@ -64,6 +64,8 @@ def supports(claim: NumberMention, evidence: NumberMention, *, cell: bool) -> bo
             return tuple(claim.pair) == tuple(evidence.pair)
         part, whole = claim.pair
         share = 100 * part / whole if whole else -1.0
+        # a fraction in words is a rounded statement ("四分之三" for the paper's 76%)
+        claim = replace(claim, approx=claim.approx or claim.words)
         if evidence.dimension == "percent":
             return _close(_as(claim, share, 1), evidence.value)
         return bool(evidence.decimals) and _close(_as(claim, share, 1), evidence.value * 100)

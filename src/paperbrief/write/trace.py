@@ -511,10 +511,13 @@ def _name_findings(
     cited_names = {name_key(n.text) for _, u in claim.units for n in names_in(u.text)}
 
     nameless = Name("", 0, 0)
+    # a name's part that is a claimed number ("hold-out/5-fold"): the quantity check reads it
+    numbered = {name_key(n.text) for n in claim.numbers}
 
     def fine(part: str, key: str, name: Name = nameless) -> bool:
         return (
             not key
+            or key in numbered
             or key in sources.allowed_names
             or key in KIND_TERMS
             or key in cited
@@ -1299,14 +1302,20 @@ def _stated_in_other_unit(
     return "percentage points" if other == "pp" else "percent"
 
 
-def _model_size(number: NumberMention, units: Sequence[tuple[str, Unit]], sources: Sources) -> bool:
-    """ "7B 论文检索 agent" of the paper's "PaSa-7b": a model size its names carry is a name,
-    not a result (a size no model of the paper has is checked as any number)."""
-    if not re.fullmatch(r"\d+(?:\.\d+)?\s?[BbMm]", number.text):
+_GLUED_TERM = re.compile(r"\d+(?:\.\d+)?-?[A-Za-z]+")
+
+
+def _papers_term(number: NumberMention, units: Sequence[tuple[str, Unit]], sources: Sources) -> bool:
+    """ "7B 论文检索 agent" of the paper's "PaSa-7b", "5-fold" of its "5-fold cross-validation":
+    a number glued to a word that the paper writes as that same term is the name of its
+    model or setup, not a result (a term the paper never writes, "13B", "10-fold", is
+    checked as any number)."""
+    written = number.text.replace(" ", "")
+    if not _GLUED_TERM.fullmatch(written):
         return False
-    size = re.compile(rf"[-_ ]{re.escape(number.text.replace(' ', ''))}\b", re.IGNORECASE)
+    term = re.compile(rf"(?:^|[^\w.]|[-_]){re.escape(written)}(?!\w)", re.IGNORECASE)
     indexes = [sources.papers[p] for p in {p for p, _ in units} if p in sources.papers]
-    return any(size.search(u.text) for index in indexes for u in index)
+    return any(term.search(u.text) for index in indexes for u in index)
 
 
 def _plain_value(mention: NumberMention) -> float:
@@ -1466,7 +1475,7 @@ def _quantity_findings(
         if any(a <= number.start < b for a, b in bound):  # "⟨Hₖ⟩=3.5" for the cited "⟨Hₖ⟩=7/2"
             support.append((number.text, units[0][0], units[0][1].id))
             continue
-        if id(number) in settings or _model_size(number, units, sources):
+        if id(number) in settings or _papers_term(number, units, sources):
             support.append((number.text, units[0][0], units[0][1].id))
             continue
         # in "B trails A by 37.78%" the number's direction is the comparison's, whose order
