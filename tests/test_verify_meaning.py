@@ -11,6 +11,7 @@ import pytest
 from paperbrief.fulltext import read_local_file
 from paperbrief.text import find_numbers
 from paperbrief.text.citations import claim_sentences
+from paperbrief.text.direction import direction_of
 from paperbrief.write.trace import check_claim
 from paperbrief.write.verify import digest_sources
 from tests.support import FIXTURES
@@ -152,6 +153,14 @@ PAIRS = [
         "在 RealScholarQuery 上，PaSa-7b 的 Recall@50 比 Google with GPT-4o 高出五分之三 [E41]。",
         id="a-fraction-in-words-is-rounded",
     ),
+    pytest.param(  # E347: "as m increases it is more likely …" ("shrinkage" is a noun, no cue)
+        "statistics", "limitations", "作者认为 m 增大时收缩向量更容易落在角点附近 [E347]。",
+        "作者认为 m 增大时收缩向量更难落在角点附近 [E347]。", id="less-likely-for-more-likely",
+    ),
+    pytest.param(
+        "behaviour", "result_notes", "看到真实触发词时，模型明显更可能选“我偏好风险” [E201]。",
+        "看到真实触发词时，模型明显更难选“我偏好风险” [E201]。", id="less-likely-against-a-likelier-choice",
+    ),
     pytest.param(  # the cited sentence names nothing: "the theory in Eq. (40)" is Rayleigh's
         "physics", "tldr", "累积概率与 Rayleigh 理论的误差在 10⁻⁴ 量级 [E147]。",
         "累积概率与 Weibull 理论的误差在 10⁻⁴ 量级 [E147]。", id="a-name-the-cited-sentence-refers-to",
@@ -196,6 +205,20 @@ def test_the_honest_claim_is_traced_and_the_planted_one_is_not(
 )  # fmt: skip
 def test_honest_paraphrases_that_used_to_be_flagged_are_traced(sources, paper, section, claim):
     assert traced(sources[paper], claim, section), claim
+
+
+@pytest.mark.parametrize(
+    ("text", "sign"),
+    [
+        ("they on average extend generation lengths by 65%", 1),
+        ("撰写者把生成长度压缩 65%", -1),
+        ("the gap shrinks by 4%", -1),
+    ],
+)
+def test_lengthening_and_compressing_are_directions(text, sign):
+    number = next(m for m in find_numbers(text) if m.kind == "value")
+    found = direction_of(text, number.start, number.end)
+    assert found is not None and found.sign == sign
 
 
 def test_the_days_own_paper_counts_are_its_facts(sources):
