@@ -122,6 +122,11 @@ PAIRS = [
         "search", "results", "去掉 [Expand] 后 RealScholarQuery 召回 -32.21% [E227]。",
         "去掉 [Expand] 后 RealScholarQuery 召回 +32.21% [E227]。", id="a-plus-sign-for-a-drop",
     ),
+    pytest.param(  # the removal said before the bracket frames the bracket's number too
+        "search", "result_notes", "去掉 [Expand] 后 RealScholarQuery 召回 -32.21%（AutoScholarQuery 上 -22.98%）[E227]。",
+        "去掉 [Expand] 后 RealScholarQuery 召回 -32.21%（AutoScholarQuery 上 +22.98%）[E227]。",
+        id="a-removal-frames-its-bracket",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",
