@@ -127,6 +127,11 @@ PAIRS = [
         "去掉 [Expand] 后 RealScholarQuery 召回 -32.21%（AutoScholarQuery 上 +22.98%）[E227]。",
         id="a-removal-frames-its-bracket",
     ),
+    pytest.param(  # E224 states only the Selector's 95%: nothing of GPT-4o to compare with
+        "search", "technique", "可借鉴其高精度判定器（Selector 精度 0.95，略低于 GPT-4o 的 0.96）[E224, E225]。",
+        "可借鉴其高精度判定器（Selector 精度 0.95，高于 GPT-4o）[E224]。",
+        id="a-comparison-with-a-side-the-citation-never-states",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",

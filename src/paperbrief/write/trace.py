@@ -799,7 +799,11 @@ def _value_near(numbers: Sequence[NumberMention], name: Name, limit: int) -> Num
     return after[0] if after else None
 
 
-def _comparison_findings(claim: _Claim, decided: set[int] = frozenset()) -> list[Finding]:  # type: ignore[assignment]
+def _comparison_findings(
+    claim: _Claim,
+    decided: set[int] = frozenset(),  # type: ignore[assignment]
+    allowed: frozenset[str] = frozenset(),
+) -> list[Finding]:
     findings: list[Finding] = []
     for comparison in comparisons(claim.plain, claim.names):
         if any(abs(comparison.cue_start - d) <= 2 for d in decided):
@@ -813,6 +817,10 @@ def _comparison_findings(claim: _Claim, decided: set[int] = frozenset()) -> list
             verdict = _order_from_cells(claim, left, right, claimed)
         if verdict is None:
             verdict = _order_from_sentences(claim, comparison)
+        unstated = [side for side in (left, right) if _unstated_side(side, claim, allowed)]
+        if verdict is None and unstated:
+            findings.append(Finding("comparison", f"the cited units do not state "
+                                    f"{unstated[0].text}, so cannot order it"))  # fmt: skip
         if verdict is False:
             findings.append(
                 Finding("comparison", f"the cited evidence does not put {left.text} "
@@ -962,8 +970,22 @@ def _cell_named(
     return None
 
 
+def _unstated_side(name: Name, claim: _Claim, allowed: frozenset[str]) -> bool:
+    """Whether the other side of a comparison is a name the cited units never state (text,
+    context, labels): then they give nothing to compare against ("精度 0.95，高于 GPT-4o"
+    citing only the sentence with the 0.95). The paper's own and the reader's names are
+    exempt: the paper calls itself "we"."""
+    key = name_key(name.text)
+    if not key or key in allowed or key in KIND_TERMS:
+        return False
+    return not any(key in _unit_keys(unit) for _, unit in claim.units)
+
+
 def _ordered_numbers(
-    claim: _Claim, names: Sequence[Name], indexes: Mapping[str, UnitIndex] | None = None
+    claim: _Claim,
+    names: Sequence[Name],
+    indexes: Mapping[str, UnitIndex] | None = None,
+    allowed: frozenset[str] = frozenset(),
 ) -> tuple[list[Finding], set[int]]:
     """A than-comparison between two of the claim's own numbers ("精度 0.95 还略高于 GPT-4o
     的 0.96", "左侧 α=0.638，陡于右侧 α=0.694"): the larger must be the one said to be higher.
@@ -994,6 +1016,11 @@ def _ordered_numbers(
             values = [m for m in before if m.kind == "value"]
             if right is None and name is not None and values:
                 right = _cell_named(name, values[-1], claim, indexes)
+            if right is None and name is not None and values and _unstated_side(name, claim, allowed):
+                decided.add(cue.start())
+                findings.append(Finding("comparison", f"the cited units state no value of "
+                                        f"{name.text} to compare {values[-1].text} with"))  # fmt: skip
+                continue
         if right is None:
             continue
         before = [m for m in before if m.kind == right.kind]  # a spread against a spread
@@ -1615,13 +1642,13 @@ def check_claim(
     if claim.units:
         findings += _name_findings(claim, sources, sources.papers)
         sided, by_sides = _sides_findings(claim)
-        findings += sided + _comparison_findings(claim, by_sides)
+        findings += sided + _comparison_findings(claim, by_sides, sources.allowed_names)
         findings += _dimension_findings(claim)
         findings += [
             Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
         ]
         findings += _moves_findings(plain)
-        ordered, decided = _ordered_numbers(claim, names, sources.papers)
+        ordered, decided = _ordered_numbers(claim, names, sources.papers, sources.allowed_names)
         decided |= by_sides
         findings += ordered + _polarity_findings(claim, names, compared, decided)
     return ClaimCheck(paper, section, plain, refs, tuple(findings), tuple(support), line)
