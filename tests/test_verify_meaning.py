@@ -132,6 +132,10 @@ PAIRS = [
         "可借鉴其高精度判定器（Selector 精度 0.95，高于 GPT-4o）[E224]。",
         id="a-comparison-with-a-side-the-citation-never-states",
     ),
+    pytest.param(  # E208: "compared to the strongest baseline, PaSa-GPT-4o"
+        "search", "result_notes", "与最强的基线 PaSa-GPT-4o 相比，PaSa-7b 召回高 9.64% [E208]。",
+        "与最弱的基线 PaSa-GPT-4o 相比，PaSa-7b 召回高 9.64% [E208]。", id="a-superlative-turned-round",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",

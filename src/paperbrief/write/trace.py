@@ -1134,6 +1134,45 @@ def _tied(plain: str, start: int, end: int, number: NumberMention) -> bool:
     return number.end <= start <= number.end + 6 and not _BREAK.search(plain[number.end : start])
 
 
+# ------------------------------------------------------------------- superlatives
+# a superlative and its opposite: "最短" where the cited sentence says "the longest"
+_SUPERLATIVES = (
+    (r"最长|\blongest\b", r"最短|\bshortest\b"),
+    (r"最高|\bhighest\b", r"最低|\blowest\b"),
+    (r"最大|\blargest\b|\bbiggest\b", r"最小|\bsmallest\b"),
+    (r"最多", r"最少|\bfewest\b"),
+    (r"最好|最优|最佳|\bbest\b", r"最差|\bworst\b"),
+    (r"最快|\bfastest\b", r"最慢|\bslowest\b"),
+    (r"最强|\bstrongest\b", r"最弱|\bweakest\b"),
+)
+_SUPERLATIVE_RE = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in _SUPERLATIVES)
+
+
+def _superlative_findings(claim: _Claim) -> list[Finding]:
+    """ "PRIMERA 416.3（各模型中最短）" against the cited "PRIMERA produces the longest
+    summaries": a superlative said in the clause of a name where a cited sentence naming it
+    says only the opposite one."""
+    findings = []
+    names = names_in(claim.plain)
+    for said_pattern, opposite_pattern in [*_SUPERLATIVE_RE, *((b, a) for a, b in _SUPERLATIVE_RE)]:
+        for said in said_pattern.finditer(claim.plain):
+            if _NEGATED.search(claim.plain[max(0, said.start() - 4) : said.start()]):
+                continue
+            start = _break_start(claim.plain, said.start())
+            after = _BREAK.search(claim.plain, said.end())
+            end = after.start() if after else len(claim.plain)
+            keys = {name_key(n.text) for n in names if start <= n.start < end}
+            for _, unit in claim.units:
+                if unit.kind != "sentence" or said_pattern.search(unit.text):
+                    continue
+                opposite = opposite_pattern.search(unit.text)
+                if opposite and any(k and k in name_key(unit.text) for k in keys):
+                    findings.append(Finding("direction", f"“{said.group(0)}”: the cited "
+                                            f"{unit.id} says “{opposite.group(0)}”"))  # fmt: skip
+                    break
+    return findings
+
+
 # ------------------------------------------------------------------- dimensionality
 # "一维 NLSE" / "one-dimensional", "2D": a number of dimensions, which the number grammar
 # leaves alone (三维 is mostly a word); checked where the cited units state one.
@@ -1643,7 +1682,7 @@ def check_claim(
         findings += _name_findings(claim, sources, sources.papers)
         sided, by_sides = _sides_findings(claim)
         findings += sided + _comparison_findings(claim, by_sides, sources.allowed_names)
-        findings += _dimension_findings(claim)
+        findings += _dimension_findings(claim) + _superlative_findings(claim)
         findings += [
             Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
         ]
