@@ -136,6 +136,11 @@ PAIRS = [
         "search", "result_notes", "与最强的基线 PaSa-GPT-4o 相比，PaSa-7b 召回高 9.64% [E208]。",
         "与最弱的基线 PaSa-GPT-4o 相比，PaSa-7b 召回高 9.64% [E208]。", id="a-superlative-turned-round",
     ),
+    pytest.param(  # "…，B 的 y 略高" compares y with the clause before's number
+        "behaviour", "result_notes", "安全代码模型自报的代码安全分为 0.84，漏洞代码模型的 0.14 更低 [T2.r2.c3, T2.r2.c2]。",
+        "安全代码模型自报的代码安全分为 0.84，漏洞代码模型的 0.14 略高 [T2.r2.c3, T2.r2.c2]。",
+        id="a-comparative-after-the-second-number",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",

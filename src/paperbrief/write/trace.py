@@ -1134,6 +1134,35 @@ def _tied(plain: str, start: int, end: int, number: NumberMention) -> bool:
     return number.end <= start <= number.end + 6 and not _BREAK.search(plain[number.end : start])
 
 
+# "BART 自己的 23.78，多任务的 23.24 略高": a comparative right after a number, of no "比"
+# or "than", compares it with the number of the clause before
+_TRAILING_COMPARATIVE = re.compile(r"^\s?(?:略|更|稍|还要|要)(?P<adjective>高|低|大|小|多|少|长|短)(?!于)")
+_THAN_WORD = re.compile(r"比|于|than", re.IGNORECASE)
+
+
+def _trailing_findings(claim: _Claim) -> list[Finding]:
+    plain = claim.plain
+    levels = [m for m in _levels_of(plain) if m.kind == "value" and m.pair is None]
+    findings = []
+    for number in levels:
+        said = _TRAILING_COMPARATIVE.match(plain[number.end :])
+        if said is None:
+            continue
+        start = _break_start(plain, number.start)
+        if _THAN_WORD.search(plain[start : number.start]) or start == 0:
+            continue
+        previous = _break_start(plain, start - 1)
+        before = [m for m in levels if previous <= m.start < start and m.unit == number.unit]
+        if len(before) != 1 or _is_count(plain, before[0]) or _is_count(plain, number):
+            continue
+        a, b = before[0].value * before[0].scale, number.value * number.scale
+        up = said.group("adjective") in "高大多长"
+        if a != b and (b > a) != up:
+            side = "above" if up else "below"
+            findings.append(Finding("comparison", f"{number.text} is not {side} {before[0].text}"))
+    return findings
+
+
 # ------------------------------------------------------------------- superlatives
 # a superlative and its opposite: "最短" where the cited sentence says "the longest"
 _SUPERLATIVES = (
@@ -1683,6 +1712,7 @@ def check_claim(
         sided, by_sides = _sides_findings(claim)
         findings += sided + _comparison_findings(claim, by_sides, sources.allowed_names)
         findings += _dimension_findings(claim) + _superlative_findings(claim)
+        findings += _trailing_findings(claim)
         findings += [
             Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
         ]
