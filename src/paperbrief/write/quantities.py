@@ -190,7 +190,10 @@ def computations(plain: str, claim: NumberMention) -> tuple[Computation, ...]:
     return ("difference",)
 
 
-_FROM_TO = re.compile(r"\bto\b|到|至|→|->|⟶", re.IGNORECASE)
+# "from a to b", "从 a 升到 b", "a → b": the word that joins a move's two levels (one home,
+# shared with the verifier's from-to check)
+TO_WORD = r"\bto\b|到|至|→|->|⟶"
+_FROM_TO = re.compile(TO_WORD, re.IGNORECASE)
 
 
 def derived(

@@ -49,6 +49,7 @@ from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_
 from paperbrief.text.names import STOP_WORDS as _NAME_STOP
 from paperbrief.write.quantities import (
     RELATIVE_WORD,
+    TO_WORD,
     assign,
     computations,
     counted_by_citation,
@@ -61,7 +62,7 @@ from paperbrief.write.quantities import (
     typing_word,
 )
 from paperbrief.write.grid import grid_rows
-from paperbrief.write.relations import bindings, relations
+from paperbrief.write.relations import bindings, fold_formula, plain_value, relations
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
 READER_SECTIONS = frozenset({"reason", "technique", "experiment", "trend", "summary", "theme",
@@ -1053,8 +1054,9 @@ _NEGATED = re.compile(r"(?:不|没有|没|未|并非|not|never|n't)\s*$", re.IGN
 
 _FROM_TO_MOVE = re.compile(
     r"从\s*(?P<a>[-−]?\d[\d.,]*)\s*%?\s*(?:[^\d，；;。]{0,6}?)"
-    r"(?:(?P<up>升|增|提高|提升|上升|涨|增长|增加)|(?P<down>降|减|下降|降低|跌|回落|减少|下滑|掉))了?\s*(?:到|至)\s*"
-    r"(?P<b>[-−]?\d[\d.,]*)"
+    r"(?:(?P<up>升|增|提高|提升|上升|涨|增长|增加)|(?P<down>降|减|下降|降低|跌|回落|减少|下滑|掉))了?\s*"
+    rf"(?:{TO_WORD})\s*(?P<b>[-−]?\d[\d.,]*)",
+    re.IGNORECASE,
 )
 
 
@@ -1419,14 +1421,6 @@ def _papers_term(number: NumberMention, units: Sequence[tuple[str, Unit]], sourc
     return any(term.search(u.text) for index in indexes for u in index)
 
 
-def _plain_value(mention: NumberMention) -> float:
-    """A number as a plain fraction-or-value: 2/7 → 0.2857, 82% → 0.82, 八成 → 0.8."""
-    if mention.pair is not None and mention.pair[1]:
-        return mention.pair[0] / mention.pair[1]
-    value = mention.value * mention.scale
-    return value / 100 if mention.unit in ("%", "pp") else value
-
-
 _BRACKET_GAP = re.compile(
     r"^\s*(?:以上|以下|以内|左右)?\s*[（(]\s*(?:约|近|即|≈|~|=|about|i\.e\.,?)?\s*$"
 )
@@ -1444,9 +1438,9 @@ def _restates_neighbour(
     if number.bound and every:  # "0.84 和 0.88（均超过八成）": a bound on each number before it
         edge = _clause_start(plain, max(0, number.start - 12 + every.start()))
         before = [n for n in numbers if n.end <= number.start and n.start >= edge and not n.bound]
-        limit = _plain_value(number)
+        limit = plain_value(number)
         return bool(before) and all(
-            _plain_value(n) >= limit if number.bound == "over" else _plain_value(n) <= limit
+            plain_value(n) >= limit if number.bound == "over" else plain_value(n) <= limit
             for n in before
         )
     for other in numbers:
@@ -1463,10 +1457,10 @@ def _restates_neighbour(
         gap = plain[end : number.start]
         if not (_BRACKET_GAP.match(gap) or number.bound and _CLAUSE_GAP.match(gap)):
             continue
-        a, b = _plain_value(other), _plain_value(number)
+        a, b = plain_value(other), plain_value(number)
         if other.bound or number.bound:  # a bound may also follow in the next clause
             bound, value = (other, b) if other.bound else (number, a)
-            limit = _plain_value(bound)
+            limit = plain_value(bound)
             return value >= limit if bound.bound == "over" else value <= limit
         half = 0.5 * 10 ** (-number.decimals) * (0.01 if number.unit in ("%", "pp") else 1)
         return abs(a - b) <= max(half, 0.02 * abs(a)) + 1e-12
@@ -1480,10 +1474,6 @@ _INTERVAL = re.compile(
 _SETTING_UNITS = 3  # a symbol's value the paper states this often is its setup
 
 
-def _folded(text: str) -> str:
-    return re.sub(r"\s|\\,", "", text).replace("−", "-").replace("＝", "=")
-
-
 def _settings_stated(
     plain: str, numbers: Sequence[NumberMention], indexes: Sequence[UnitIndex]
 ) -> set[int]:
@@ -1494,17 +1484,17 @@ def _settings_stated(
     if not indexes:
         return set()
     found: set[int] = set()
-    texts = [_folded(u.text) for index in indexes for u in index]
+    texts = [fold_formula(u.text) for index in indexes for u in index]
     for interval in _INTERVAL.finditer(plain):
         inside = [n for n in numbers if interval.start() <= n.start < interval.end()]
-        folded = _folded(interval.group("interval"))
+        folded = fold_formula(interval.group("interval"))
         if len(inside) == 2 and any(folded in text for text in texts):
             found |= {id(n) for n in inside}
     for number in numbers:
         setting = _SETTING.search(plain[max(0, number.start - 8) : number.start])
         if setting is None or number.pair is not None or number.unit:
             continue
-        stated = _folded(f"{setting.group('symbol')}={number.text}")
+        stated = fold_formula(f"{setting.group('symbol')}={number.text}")
         pattern = re.compile(rf"(?<![\w.]){re.escape(stated)}(?![\d.])")
         if sum(1 for text in texts if pattern.search(text)) >= _SETTING_UNITS:
             found.add(id(number))
