@@ -141,6 +141,11 @@ PAIRS = [
         "安全代码模型自报的代码安全分为 0.84，漏洞代码模型的 0.14 略高 [T2.r2.c3, T2.r2.c2]。",
         id="a-comparative-after-the-second-number",
     ),
+    pytest.param(  # 785.5 / 382.4 ≈ 2.05: 翻一番 (×2), not 翻两番 (×4)
+        "search", "result_notes", "奖励系数从 1.5 调到 2.0，Crawler 动作数翻了一番（382.4 → 785.5）[E245]。",
+        "奖励系数从 1.5 调到 2.0，Crawler 动作数翻了两番（382.4 → 785.5）[E245]。",
+        id="a-factor-against-the-two-levels-it-relates",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",
@@ -257,6 +262,8 @@ def test_the_days_own_paper_counts_are_its_facts(sources):
         ("数百篇论文", []),  # "hundreds of": no number
         ("实验只有四周", [4.0]),
         ("三周年", []),
+        ("动作数翻了两番", [4.0]),  # each 番 doubles
+        ("翻了一番", [2.0]),
         ("(3) Participants included two writers; (4) we recorded edits", [2.0]),  # item labels
         ("accuracy 0.41 (2) and", [0.41]),  # a number's error in brackets stays its error
     ],

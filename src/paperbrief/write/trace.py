@@ -1324,6 +1324,30 @@ def _typed_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[
             kind = "relative" if "relative" in allowed else "absolute"
             findings.append(Finding("quantity", f"{number.text} is not the {kind} change of "
                                     "the levels the claim states"))  # fmt: skip
+    return findings + _ratio_against_levels(plain, numbers)
+
+
+def _ratio_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[Finding]:
+    """ "动作数翻了两番（382.4 → 785.5）": a factor said with the two levels it relates, in its
+    clause (brackets included), must be their ratio."""
+    findings = []
+    for number in numbers:
+        if number.unit != "x" or number.bound:
+            continue
+        start = _break_start(plain, number.start)
+        after = _BREAK.search(plain, number.end)
+        end = after.start() if after else len(plain)
+        levels = [
+            m for m in numbers
+            if start <= m.start < end and m is not number and m.kind == "value"
+            and m.pair is None and not m.unit and not _assigned(plain, m) and m.value > 0
+        ]  # fmt: skip
+        if len(levels) != 2:
+            continue
+        low, high = sorted(m.value * m.scale for m in levels)
+        if not derives(number, low, high, "", ("ratio",)):
+            findings.append(Finding("quantity", f"{number.text} is not the ratio of "
+                                    f"{levels[0].text} and {levels[1].text}"))  # fmt: skip
     return findings
 
 
