@@ -1,7 +1,9 @@
 # ruff: noqa: E501 — the claims are real Chinese sentences, wider than a line of code
-"""A table the PDF reader flattened into one sentence unit (issue 18): its values belong to
-rows and columns, so a claim is checked against the row it names and a change is computed
-from one row or one column — on the search paper's Table 6 (E196) and Table 8/9 (E245)."""
+"""Values keep their table's rows and columns (issue 18). A table the PDF reader flattened
+into one sentence unit is read back as rows: a claim is checked against the row it names and
+a change is computed from one row or one column (the search paper's Table 6, E196). Numbers
+said together of one thing come from one row or one column of a cited table (the physics
+paper's Table 1)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,12 @@ from paperbrief.write.grid import grid_rows
 from paperbrief.write.trace import check_claim
 from paperbrief.write.verify import digest_sources
 from tests.support import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def physics():
+    doc = read_local_file(FIXTURES / "fulltext" / "arxiv_html_2510.14472v1_no_title_metadata.html")
+    return digest_sources([("P", doc.title)], {"P": doc})
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +71,9 @@ def test_prose_is_no_table(search):
 def test_values_of_a_flattened_table_keep_their_row_and_column(search, section, honest, planted):
     assert traced(search, honest, section), honest
     assert not traced(search, planted, section), planted
+
+
+def test_numbers_said_together_come_from_one_row(physics):
+    # T1 row 4 is k∈[-20,-5.1] with β=0.577; 1.038 is row 7's β (k∈[2.6,12])
+    assert traced(physics, "指数衰减区 k∈[-20,-5.1] 的衰减率 β=0.577 [T1.r4.c1, T1.r4.c3]。")
+    assert not traced(physics, "指数衰减区 k∈[-20,-5.1] 的衰减率 β=1.038 [T1.r4.c1, T1.r7.c3]。")

@@ -1165,6 +1165,51 @@ def _trailing_findings(claim: _Claim) -> list[Finding]:
     return findings
 
 
+def _segments(plain: str) -> list[tuple[int, int]]:
+    """What a claim says of one thing: a results row's cells, else its comma clauses; the
+    items of a list ("0.14/0.14、0.84/0.88") apart."""
+    cut = r" \| |、|；" if " | " in plain else r"、|；|[，;。!?！？\n]|,(?!\d{3})"
+    # an interval's comma ("[-20,-5.1]") is inside one thing
+    masked = re.sub(r"\[[^\[\]]{0,40}\]", lambda m: "_" * len(m.group(0)), plain)
+    edges = [0]
+    for match in re.finditer(cut, masked):
+        edges += [match.start(), match.end()]
+    edges.append(len(plain))
+    return [(edges[i], edges[i + 1]) for i in range(0, len(edges) - 1, 2)]
+
+
+def _same_row_findings(claim: _Claim) -> list[Finding]:
+    """ "k∈[-20,-5.1]：β=1.038" citing the cell of [-20,-5.1] in row 4 and the β=1.038 of
+    row 7: numbers said together of one thing, each found only in cells of one cited table,
+    must come from one row or one column of it."""
+    findings = []
+    cells = [u for _, u in claim.units if u.kind == "cell"]
+    if len(cells) < 2:
+        return findings
+    for start, end in _segments(claim.plain):
+        places: list[set[tuple[str, int, int]]] = []
+        for number in claim.numbers:
+            if not start <= number.start < end:
+                continue
+            found = {
+                (u.table, u.row, u.column)
+                for u in cells
+                for m in u.mentions[: u.own if u.own >= 0 else None]
+                if supports(number, m, cell=True)
+            }
+            if found:
+                places.append(found)
+        tables = {t for found in places for t, _, _ in found}
+        if len(places) < 2 or len(tables) != 1:
+            continue
+        rows = set.intersection(*({r for _, r, _ in found} for found in places))
+        columns = set.intersection(*({c for _, _, c in found} for found in places))
+        if not rows and not columns:
+            findings.append(Finding("name", f"“{claim.plain[start:end].strip()[:40]}” joins "
+                                    f"values of different rows and columns of {tables.pop()}"))  # fmt: skip
+    return findings
+
+
 # ------------------------------------------------------------------- superlatives
 # a superlative and its opposite: "最短" where the cited sentence says "the longest"
 _SUPERLATIVES = (
@@ -1726,7 +1771,7 @@ def check_claim(
         sided, by_sides = _sides_findings(claim)
         findings += sided + _comparison_findings(claim, by_sides, sources.allowed_names)
         findings += _dimension_findings(claim) + _superlative_findings(claim)
-        findings += _trailing_findings(claim)
+        findings += _trailing_findings(claim) + _same_row_findings(claim)
         findings += [
             Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
         ]
