@@ -146,6 +146,10 @@ PAIRS = [
         "奖励系数从 1.5 调到 2.0，Crawler 动作数翻了两番（382.4 → 785.5）[E245]。",
         id="a-factor-against-the-two-levels-it-relates",
     ),
+    pytest.param(  # E357: "standard deviation of 0.026": 约 0.03 is it rounded as written
+        "statistics", "result_notes", "期望 GDoF 为 -0.461，MC 误差的标准差约 0.03 [E357]。",
+        "期望 GDoF 为 -0.461，MC 误差的标准差约 0.04 [E357]。", id="about-a-value-rounded-to-its-precision",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",

@@ -1,7 +1,8 @@
 """Does a cited unit state the quantity a claim states? The verifier's number matching.
 
 * ``supports(claim, evidence)``: one evidence number states the claimed quantity — the same
-  value within the claim's written precision and 5 % (12 % when it says 约/近/about/~),
+  value within the claim's written precision and 5 % (12 % when it says 约/近/about/~, 20 %
+  when it says so and is the value rounded to its written precision: 约 0.03 for 0.026),
   bounds for 超过/不到/more than/less than; the same dimension and scale (2 万 ≠ 2 million);
   percentage points ≠ percent where both sides say which; a fraction and its percentage
   (0.5 ↔ 50 %); a pair for a share (4/5 ↔ "four out of five"); never a standard error for
@@ -27,6 +28,7 @@ from paperbrief.write.grid import places
 
 ROUNDING_TOLERANCE = 0.05  # relative error a rounded number may carry
 APPROX_TOLERANCE = 0.12  # … when it says it is approximate (约 / about / ~)
+ROUNDED_APPROX_TOLERANCE = 0.2  # … and is the value rounded to its own written precision
 
 
 def _close(claim: NumberMention, value: float) -> bool:
@@ -43,6 +45,8 @@ def _close(claim: NumberMention, value: float) -> bool:
         return True
     rounded = abs(stated - value) <= half * (1 + 1e-9)
     relative = abs(stated - value) <= tolerance * abs(value) if value else False
+    if claim.approx and rounded:  # "约 0.03" is 0.026 rounded to the precision it is written in
+        return abs(stated - value) <= ROUNDED_APPROX_TOLERANCE * abs(value)
     return (rounded or claim.approx) and relative
 
 
