@@ -1167,8 +1167,9 @@ def _trailing_findings(claim: _Claim) -> list[Finding]:
 
 def _segments(plain: str) -> list[tuple[int, int]]:
     """What a claim says of one thing: a results row's cells, else its comma clauses; the
-    items of a list ("0.14/0.14、0.84/0.88") apart."""
-    cut = r" \| |、|；" if " | " in plain else r"、|；|[，;。!?！？\n]|,(?!\d{3})"
+    items of a list, a pair or a bracket ("0.14/0.14、0.84/0.88", "分别为 0.84 和 0.88") apart."""
+    items = r"、|；|[（）()/]|和|与|及|分别|\band\b|\bvs\.?|对"
+    cut = rf" \| |{items}" if " | " in plain else rf"{items}|[，;。!?！？\n]|,(?!\d{{3}})"
     # an interval's comma ("[-20,-5.1]") is inside one thing
     masked = re.sub(r"\[[^\[\]]{0,40}\]", lambda m: "_" * len(m.group(0)), plain)
     edges = [0]
