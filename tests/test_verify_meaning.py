@@ -150,6 +150,11 @@ PAIRS = [
         "statistics", "result_notes", "期望 GDoF 为 -0.461，MC 误差的标准差约 0.03 [E357]。",
         "期望 GDoF 为 -0.461，MC 误差的标准差约 0.04 [E357]。", id="about-a-value-rounded-to-its-precision",
     ),
+    pytest.param(  # MMT is named in the introduction only; E172 is about the NLS case
+        "physics", "difference", "与 NLSE 可积湍流工作（载波 k=0 恰在 MI 波数范围中心）相比 [E172]。",
+        "与 MMT 模型的可积湍流工作（载波 k=0 恰在 MI 波数范围中心）相比 [E172]。",
+        id="a-name-of-one-section-the-citation-does-not-name",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",

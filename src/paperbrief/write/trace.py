@@ -579,7 +579,21 @@ def _name_findings(
                 and not _spelling_variant(key, relevant)
             ):
                 findings.append(Finding("name", f"{part} is not in the paper"))
+            elif _rare(key, relevant) and not (
+                fine(part, key, name) or fine(part, aliases.get(key, "")) and key in aliases
+            ):
+                cited_ids = ", ".join(u.id for _, u in claim.units)
+                findings.append(Finding("name", f"{part}, which the paper names in one section "
+                                        f"only, is not in the cited units ({cited_ids})"))  # fmt: skip
     return findings
+
+
+def _rare(key: str, relevant: Sequence[UnitIndex]) -> bool:
+    """A name the paper writes in one section only ("Tideman", cited for another rule; a
+    codeword of one experiment): a specific fact, so the claim that states it must cite a
+    unit that names it. Names of several sections are the paper's vocabulary."""
+    counts = [index.name_counts.get(key, 0) for index in relevant if index.mentions_name(key)]
+    return bool(counts) and max(counts) <= 1
 
 
 _REFERRING_BACK = 4  # sentences before a name-less cited sentence that it may refer to
