@@ -589,11 +589,18 @@ def _name_findings(
 
 
 def _rare(key: str, relevant: Sequence[UnitIndex]) -> bool:
-    """A name the paper writes in one section only ("Tideman", cited for another rule; a
-    codeword of one experiment): a specific fact, so the claim that states it must cite a
+    """A name a paper of several sections writes in one section only ("Tideman", cited for
+    another rule; a codeword of one experiment): a specific fact, so the claim that states it must cite a
     unit that names it. Names of several sections are the paper's vocabulary."""
-    counts = [index.name_counts.get(key, 0) for index in relevant if index.mentions_name(key)]
+    counts = [
+        index.name_counts.get(key, 0)
+        for index in relevant
+        if index.mentions_name(key) and index.sections >= _RARE_AMONG
+    ]
     return bool(counts) and max(counts) <= 1
+
+
+_RARE_AMONG = 5  # sections a paper needs before one section's name is a rare one
 
 
 _REFERRING_BACK = 4  # sentences before a name-less cited sentence that it may refer to
