@@ -155,6 +155,14 @@ PAIRS = [
         "与 MMT 模型的可积湍流工作（载波 k=0 恰在 MI 波数范围中心）相比 [E172]。",
         id="a-name-of-one-section-the-citation-does-not-name",
     ),
+    pytest.param(  # E7: "the DoFs of PLS always exceeds the number PLS directions"
+        "statistics", "tldr", "并以反例推翻“PLS 的 DoF 总大于方向数”的猜想 [E7]。",
+        "并以反例推翻“PLS 的 DoF 总小于方向数”的猜想 [E7]。", id="sides-matched-across-a-plural",
+    ),
+    pytest.param(  # E164: "-√5≤ Q≤√5 … would be unstable"; a chain is two relations
+        "physics", "method", "线性阶段不稳定的扰动波数为 \\|Q\\|≤√5 [E164]。",
+        "线性阶段不稳定的扰动波数为 \\|Q\\|≥√5 [E164]。", id="an-inequality-against-a-chain",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",

@@ -134,12 +134,15 @@ def _side(text: str) -> str:
 
 
 def _relations(text: str) -> list[tuple[str, bool, str]]:
-    text = text.replace("&lt;", "<").replace("&gt;", ">")
+    # a Markdown escape is no part of a formula ("\\|Q\\|≥√5" is |Q|≥√5)
+    text = re.sub(r"\\([|\[\]*_()])", r"\1", text).replace("&lt;", "<").replace("&gt;", ">")
     found = []
-    for match in _RELATION.finditer(text):
+    position = 0
+    while (match := _RELATION.search(text, position)) is not None:
         op = match.group("op").strip()
         less = op[0] in _LESS or op == "ll" or op == "&lt;"
         found.append((_side(match.group("left")), less, _side(match.group("right"))))
+        position = match.start("right")  # a chain "-√5≤ Q≤√5" is two relations
     return found
 
 

@@ -768,7 +768,9 @@ def _side_tokens(text: str) -> set[str]:
     for word in _SIDE_WORD.findall(text):
         lower = word.lower()
         if len(lower) >= 3 and lower not in _NAME_STOP and lower not in _CUE_WORDS:
-            tokens.add(name_key(word))
+            key = name_key(word)
+            # an English plural is its singular ("the DoFs of PLS" is 「PLS 的 DoF」)
+            tokens.add(key[:-1] if len(key) >= 4 and key.endswith("s") and key[-2] != "s" else key)
     return tokens
 
 
