@@ -163,6 +163,10 @@ PAIRS = [
         "physics", "method", "线性阶段不稳定的扰动波数为 \\|Q\\|≤√5 [E164]。",
         "线性阶段不稳定的扰动波数为 \\|Q\\|≥√5 [E164]。", id="an-inequality-against-a-chain",
     ),
+    pytest.param(  # E134's previous sentence binds G₀=5/2; the 5 it cites is 2G₀
+        "physics", "result_notes", "A=1、k=-3 时 G₀=5/2，振荡频率 b₁≈2G₀ 应趋于 5 [E134]。",
+        "A=1、k=-3 时 G₀=5，振荡频率 b₁≈2G₀ 应趋于 5 [E134]。", id="a-symbol-bound-in-the-sentence-before",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",

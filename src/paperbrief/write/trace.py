@@ -1648,7 +1648,10 @@ def _quantity_findings(
     candidates: list[tuple[NumberMention, Options]] = []
     settings = _settings_stated(plain, claim.numbers, [sources.papers[p] for p in
                                 {p for p, _ in units} if p in sources.papers])  # fmt: skip
-    conflicts, bound = bindings(plain, [u.text for _, u in units], claim.bindable)
+    # a symbol the cited sentence uses may be bound in the sentence before it ("G₀=5/2. …
+    # b₁≈2G₀ … coincide with 5": G₀ is 5/2, not 5)
+    said = [u.text if u.kind == "cell" else f"{u.context} {u.text}" for _, u in units]
+    conflicts, bound = bindings(plain, said, claim.bindable)
     setup = [n for n in claim.numbers if id(n) in settings]  # the paper's own, whatever is cited
     findings += [
         Finding(c.check, c.detail)
