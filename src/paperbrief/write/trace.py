@@ -216,7 +216,9 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
             continue
         small = bare and mention.value <= 10 and float(mention.value).is_integer()
         stated = _counts(plain, mention) or _assigned(plain, mention)
-        if small and mention.pair is None and (not cited or not stated):
+        # a count the sentence says the paper has ("全文 9 处…") is a claim, cited or not
+        of_paper = stated and _SAYS_PAPER.search(_clause_of(plain, mention.start)) is not None
+        if small and mention.pair is None and (not cited or not stated) and not of_paper:
             continue  # "0–1 分", "第 2 条", a list's own count: no claim about the paper
         found.append(mention)
     return found
@@ -237,7 +239,7 @@ def _translated_quote(plain: str, mention: NumberMention) -> bool:
 
 
 _MEASURE_AFTER = re.compile(
-    r"^\s?(?:个|篇|项|种|类|次|条|名|位|组|轮|步|层|份|例|场|套|款|家|所|人|道|题|张|幅|段|"
+    r"^\s?(?:个|篇|项|种|类|次|条|名|位|组|轮|步|层|份|例|场|套|款|家|所|人|道|题|张|幅|段|处|"
     r"倍|成|[a-z]{3,})",
     re.IGNORECASE,
 )
@@ -400,7 +402,7 @@ def _read_numbers(plain: str, section: str) -> list[NumberMention]:
 # Sections whose uncited sentences are the digest's own — unless the sentence says it is
 # the paper's ("论文报告 19%", "Table 4 shows", "the authors find"): that is a claim.
 _SAYS_PAPER = re.compile(
-    r"论文|原文|文中|本文|作者|表\s*\d|图\s*\d|\b(?:Table|Figure|Section|Appendix)\s*[A-Z]?\d|"
+    r"论文|原文|文中|全文|本文|作者|表\s*\d|图\s*\d|\b(?:Table|Figure|Section|Appendix)\s*[A-Z]?\d|"
     r"\bpaper\b|\bauthors?\b|\breport(?:s|ed)?\b|\bthey (?:find|found|show|measure)",
     re.IGNORECASE,
 )
