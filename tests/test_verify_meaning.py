@@ -167,6 +167,11 @@ PAIRS = [
         "physics", "result_notes", "A=1、k=-3 时 G₀=5/2，振荡频率 b₁≈2G₀ 应趋于 5 [E134]。",
         "A=1、k=-3 时 G₀=5，振荡频率 b₁≈2G₀ 应趋于 5 [E134]。", id="a-symbol-bound-in-the-sentence-before",
     ),
+    pytest.param(  # E322 is the author's own setup; the claim credits someone with it
+        "statistics", "result_notes", "设定并不极端，条件数 17.6 [E322]。",
+        "设定并不极端（沿用 Kramer–Sugiyama 的模拟设计），条件数 17.6 [E322]。",
+        id="a-name-credited-with-what-the-citation-does-not-credit-it",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",

@@ -581,13 +581,29 @@ def _name_findings(
                 and not _spelling_variant(key, relevant)
             ):
                 findings.append(Finding("name", f"{part} is not in the paper"))
-            elif _rare(key, relevant) and not (
+            elif (_rare(key, relevant) or _credited(claim.plain, name)) and not (
                 fine(part, key, name) or fine(part, aliases.get(key, "")) and key in aliases
             ):
                 cited_ids = ", ".join(u.id for _, u in claim.units)
-                findings.append(Finding("name", f"{part}, which the paper names in one section "
-                                        f"only, is not in the cited units ({cited_ids})"))  # fmt: skip
+                why = "credited with it" if _credited(claim.plain, name) else "named in one section"
+                findings.append(Finding("name", f"{part} ({why}) is not in the cited units "
+                                        f"({cited_ids})"))  # fmt: skip
     return findings
+
+
+# a name credited with a result or a design: "Tideman 只证明了", "沿用 Kramer–Sugiyama 的模拟设计",
+# "Arrow 的五条公理", "X et al. show"
+_CREDIT_AFTER = re.compile(
+    r"^(?:\s*(?:[–—&-]|and|和|与)\s*[A-Z][\w-]*)*\s*(?:只|已|也|首先|最早|曾)?\s*"
+    r"(?:证明|提出|发现|给出|表明|刻画|定义|设计|构造|\b(?:proved?|proposed?|showed?|shows|introduced?)\b|"
+    r"的[^，,；;。]{0,8}?(?:定理|引理|公理|结论|结果|证明|方法|设计|框架|模型|猜想|法则))"
+)
+
+
+def _credited(plain: str, name: Name) -> bool:
+    """Whether the claim credits ``name`` with a result, a design or a definition: which
+    work it is must be what the cited units (or the sentence before them) name."""
+    return _CREDIT_AFTER.match(plain[name.end : name.end + 30]) is not None
 
 
 def _rare(key: str, relevant: Sequence[UnitIndex]) -> bool:
