@@ -77,3 +77,17 @@ def test_numbers_said_together_come_from_one_row(physics):
     # T1 row 4 is k∈[-20,-5.1] with β=0.577; 1.038 is row 7's β (k∈[2.6,12])
     assert traced(physics, "指数衰减区 k∈[-20,-5.1] 的衰减率 β=0.577 [T1.r4.c1, T1.r4.c3]。")
     assert not traced(physics, "指数衰减区 k∈[-20,-5.1] 的衰减率 β=1.038 [T1.r4.c1, T1.r7.c3]。")
+
+
+def test_a_share_of_something_is_no_change():
+    from paperbrief.fulltext.units import Unit
+    from paperbrief.text import find_numbers
+    from paperbrief.write.quantities import states_change
+
+    def unit(text: str) -> Unit:
+        return Unit("E1", "sentence", text, "Section 4", "", tuple(find_numbers(text)))
+
+    share = unit("PRIMERA produces 416 words on average, less than 65% of the ground truths' length.")
+    drop = unit("Removing the action leads to a drop in recall of 65% on the benchmark.")
+    assert not states_change(share, next(m for m in share.mentions if m.value == 65))
+    assert states_change(drop, next(m for m in drop.mentions if m.value == 65))

@@ -149,12 +149,17 @@ def is_change(plain: str, number: NumberMention) -> bool:
     return bool(_CHANGE_AFTER.match(plain[number.end : number.end + 8]))
 
 
+_SHARE_AFTER = re.compile(r"\s*of\s+(?:the|its|their|all|a|an)\b", re.IGNORECASE)
+
+
 def states_change(unit: Unit, mention: NumberMention) -> bool:
     """Whether the paper states ``mention`` as a change: a direction of its own (a sign, a
     cue word, a change column) or a difference word before it."""
     if unit.kind == "cell":
         cell = unit.text.rsplit(": ", 1)[-1].lstrip()
         return unit.change or cell[:1] in "+＋-−–" or mention.negative
+    if _SHARE_AFTER.match(unit.text[mention.end :]):
+        return False  # "less than 65% of the length": a share of it, however it is bounded
     if direction_of(unit.text, mention.start, mention.end) is not None:
         return True
     window = unit.text[max(0, mention.start - 40) : mention.start]

@@ -1476,7 +1476,17 @@ def _computed_from(
         return False  # two levels give a value; "20 个百分点以上" restates a stated bound
     exact = replace(number, approx=False)
     allowed = computations(plain, number)
-    # its clause's levels (a results row: the cells before it)
+    pairs = _own_levels(number, plain, numbers)
+    if pairs:
+        return any(derives(exact, a.value, b.value, a.unit, allowed) for a, b in pairs)
+    return derived(exact, units, allowed) is not None
+
+
+def _own_levels(
+    number: NumberMention, plain: str, numbers: Sequence[NumberMention]
+) -> list[tuple[NumberMention, NumberMention]]:
+    """The pairs of levels the claim states before ``number`` in its clause (a results row:
+    in the cells before it), of one unit: what a change it states is computed from."""
     start = 0 if " | " in plain else _break_start(plain, number.start)
     own = [
         m for m in numbers
@@ -1484,10 +1494,7 @@ def _computed_from(
         and start <= m.start < number.start
         and not is_change(plain, m) and not _assigned(plain, m) and m.unit in ("", "%")
     ]  # fmt: skip
-    pairs = [(a, b) for a, b in itertools.combinations(own, 2) if a.unit == b.unit]
-    if pairs:
-        return any(derives(exact, a.value, b.value, a.unit, allowed) for a, b in pairs)
-    return derived(exact, units, allowed) is not None
+    return [(a, b) for a, b in itertools.combinations(own, 2) if a.unit == b.unit]
 
 
 def _stated_in_other_unit(
@@ -1721,6 +1728,12 @@ def _quantity_findings(
             continue
         if not matched:
             computed = _computed(number, plain, units)
+            pairs = _own_levels(number, plain, claim.numbers)
+            if computed is not None and pairs and not any(
+                derives(replace(number, approx=False), a.value, b.value, a.unit,
+                        computations(plain, number)) for a, b in pairs
+            ):  # fmt: skip
+                computed = None  # the claim states the levels it is a change of: not these
             if computed is not None:
                 unit_id, direction = computed
                 if not _agrees(claimed, direction):
