@@ -172,6 +172,11 @@ PAIRS = [
         "设定并不极端（沿用 Kramer–Sugiyama 的模拟设计），条件数 17.6 [E322]。",
         id="a-name-credited-with-what-the-citation-does-not-credit-it",
     ),
+    pytest.param(  # E203 has a "three" of its own; the cited units count two LLM agents
+        "search", "tldr", "PaSa 由两个 LLM agent 组成：Crawler 与 Selector [E17, E23, E203]。",
+        "PaSa 由三个 LLM agent 组成：Crawler 与 Selector [E17, E23, E203]。",
+        id="a-count-of-a-named-thing",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",

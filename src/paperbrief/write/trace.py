@@ -1462,6 +1462,31 @@ def _named_source(plain: str, number: NumberMention) -> str:
 _OTHER_UNIT = {"%": "pp", "pp": "%"}
 
 
+_COUNTED_NAME = re.compile(r"^\s?[个篇项种类次条名位组轮步层份例场套款家所人道题张幅段处]?\s?([A-Za-z][A-Za-z0-9-]+)")
+
+
+def _count_of_named(plain: str, number: NumberMention, units: Sequence[tuple[str, Unit]]) -> str:
+    """ "两个 SDS 任务" where a cited unit says "three … (SDS) tasks": a count of a named thing
+    must be the count the cited units give right before that name; "" when they give none,
+    or give this one."""
+    if number.unit or number.pair is not None or number.decimals or not _counts(plain, number):
+        return ""
+    named = _COUNTED_NAME.match(plain[number.end : number.end + 12])
+    if named is None:
+        return ""
+    near = re.compile(rf"^[^.;:!?]{{0,60}}?\b{re.escape(named.group(1))}\b", re.IGNORECASE)
+    given = {
+        m.value
+        for _, unit in units
+        for m in unit.evidence
+        if not m.unit and not m.decimals and m.pair is None and near.match(unit.text[m.end :])
+    }
+    if not given or number.value in given:
+        return ""
+    said = "/".join(f"{v:g}" for v in sorted(given))
+    return f"{number.text} {named.group(1)}: the cited units count {said}"
+
+
 def _computed_from(
     number: NumberMention,
     plain: str,
@@ -1709,6 +1734,10 @@ def _quantity_findings(
                                         f"{source} states"))  # fmt: skip
                 continue
             matched = own or matched
+        recount = _count_of_named(plain, number, units)
+        if recount:
+            findings.append(Finding("quantity", recount))
+            continue
         other_unit = _stated_in_other_unit(number, matched, plain, units, claim.numbers)
         if other_unit:
             findings.append(Finding("quantity", f"{number.text}: the cited units state it in "
