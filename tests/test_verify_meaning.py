@@ -177,6 +177,11 @@ PAIRS = [
         "PaSa 由三个 LLM agent 组成：Crawler 与 Selector [E17, E23, E203]。",
         id="a-count-of-a-named-thing",
     ),
+    pytest.param(  # E174: "Sₖ=C|k+3|^(-α)", a power-law decay
+        "physics", "method", "对渐近波作用谱分区间拟合幂律 C\\|k+3\\|^(-α) 或指数 De^(-β\\|k+3\\|) [E174, E175]。",
+        "对渐近波作用谱分区间拟合幂律 C\\|k+3\\|^(α) 或指数 De^(-β\\|k+3\\|) [E174, E175]。",
+        id="a-formula-with-its-exponents-sign-dropped",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",

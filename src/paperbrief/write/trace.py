@@ -1252,6 +1252,26 @@ def _same_row_findings(claim: _Claim) -> list[Finding]:
     return findings
 
 
+# a formula with an exponent: "C|k+3|^(-α)", "De^(-β|k+3|)"
+_FORMULA = re.compile(r"[A-Za-zΑ-Ωα-ω|\\][^\s，,。；;、]*\^\([^()\s]{1,20}\)")
+
+
+def _formula_findings(claim: _Claim) -> list[Finding]:
+    """ "C|k+3|^(α)" for the cited "Sₖ=C|k+3|^(-α)": a formula the claim writes that a cited
+    unit writes only with the exponent's sign the other way (a decay turned into growth)."""
+    cited = [fold_formula(re.sub(r"\\([|\[\]])", r"\1", u.text)) for _, u in claim.units]
+    findings = []
+    for match in _FORMULA.finditer(claim.plain):
+        mine = fold_formula(re.sub(r"\\([|\[\]])", r"\1", match.group(0)))
+        if any(mine in text for text in cited):
+            continue
+        flipped = re.sub(r"\^\((-?)", lambda m: "^(" + ("" if m.group(1) else "-"), mine)
+        if any(flipped in text for text in cited):
+            findings.append(Finding("direction", f"{match.group(0)}: the cited units write the "
+                                    "exponent with the other sign"))  # fmt: skip
+    return findings
+
+
 # ------------------------------------------------------------------- superlatives
 # a superlative and its opposite: "最短" where the cited sentence says "the longest"
 _SUPERLATIVES = (
@@ -1859,6 +1879,7 @@ def check_claim(
         findings += sided + _comparison_findings(claim, by_sides, sources.allowed_names)
         findings += _dimension_findings(claim) + _superlative_findings(claim)
         findings += _trailing_findings(claim) + _same_row_findings(claim)
+        findings += _formula_findings(claim)
         findings += [
             Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
         ]
