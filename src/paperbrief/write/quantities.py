@@ -1,7 +1,7 @@
 """Does a cited unit state the quantity a claim states? The verifier's number matching.
 
 * ``supports(claim, evidence)``: one evidence number states the claimed quantity — the same
-  value within the claim's written precision and 5 % (12 % when it says 约/近/about/~, 20 %
+  value within the claim's written precision and 5 % (12 % when it says 约/近/about/~, 16 %
   when it says so and is the value rounded to its written precision: 约 0.03 for 0.026),
   bounds for 超过/不到/more than/less than; the same dimension and scale (2 万 ≠ 2 million);
   percentage points ≠ percent where both sides say which; a fraction and its percentage
@@ -28,7 +28,8 @@ from paperbrief.write.grid import places
 
 ROUNDING_TOLERANCE = 0.05  # relative error a rounded number may carry
 APPROX_TOLERANCE = 0.12  # … when it says it is approximate (约 / about / ~)
-ROUNDED_APPROX_TOLERANCE = 0.2  # … and is the value rounded to its own written precision
+# … and is the value rounded to its written precision (约 0.03 for 0.026; not 约两倍 for 1.7×)
+ROUNDED_APPROX_TOLERANCE = 0.16
 
 
 def _close(claim: NumberMention, value: float) -> bool:
