@@ -182,6 +182,11 @@ PAIRS = [
         "对渐近波作用谱分区间拟合幂律 C\\|k+3\\|^(α) 或指数 De^(-β\\|k+3\\|) [E174, E175]。",
         id="a-formula-with-its-exponents-sign-dropped",
     ),
+    pytest.param(  # E41 states 37.78% against Google with GPT-4o; Google Scholar is only a row of E196
+        "search", "tldr", "在 RealScholarQuery 上，PaSa-7b 的 Recall@20 比 Google with GPT-4o 高 37.78% [E41, E196]。",
+        "在 RealScholarQuery 上，PaSa-7b 的 Recall@20 比 Google Scholar 高 37.78% [E41, E196]。",
+        id="a-change-against-another-reference",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",
