@@ -291,7 +291,9 @@ def test_a_small_count_said_of_the_paper_is_a_claim(sources):
     said = check_claim("顺便练习识别报告问题（全文 9 处“提升 x%”都是绝对差）。", (), day,
                        paper="", section="closing")  # fmt: skip
     assert said is not None and not said.traced
-    assert check_claim("先读消融一节，再花 2 小时复现。", (), day, paper="", section="closing") is None
+    assert (
+        check_claim("先读消融一节，再花 2 小时复现。", (), day, paper="", section="closing") is None
+    )
 
 
 def test_the_days_own_paper_counts_are_its_facts(sources):

@@ -87,7 +87,9 @@ def test_a_share_of_something_is_no_change():
     def unit(text: str) -> Unit:
         return Unit("E1", "sentence", text, "Section 4", "", tuple(find_numbers(text)))
 
-    share = unit("PRIMERA produces 416 words on average, less than 65% of the ground truths' length.")
+    share = unit(
+        "PRIMERA produces 416 words on average, less than 65% of the ground truths' length."
+    )
     drop = unit("Removing the action leads to a drop in recall of 65% on the benchmark.")
     assert not states_change(share, next(m for m in share.mentions if m.value == 65))
     assert states_change(drop, next(m for m in drop.mentions if m.value == 65))

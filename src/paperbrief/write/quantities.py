@@ -213,8 +213,9 @@ def derived(
 ) -> tuple[str, Direction | None] | None:
     """(unit id, direction) of two cited values whose difference, ratio, relative change or
     share (as ``allowed``) is ``claim``: two cells of one row or column (of a table, or of
-    a table flattened into one unit: ``grid``), or two numbers of one sentence (whose direction is the sentence's cue at the later number, else later
-    minus earlier: "from 4.21 to 4.37")."""
+    a table flattened into one unit: ``grid``), or two numbers of one sentence (whose
+    direction is the sentence's cue at the later number, else later minus earlier: "from
+    4.21 to 4.37")."""
     groups: dict[tuple[str, str, str], list[tuple[Unit, NumberMention]]] = {}
     for _, unit in units:
         grid = places(unit)  # a flattened table: its rows and columns, not one sentence
@@ -233,7 +234,7 @@ def derived(
                 groups.setdefault(key, []).append((unit, mention))
     for (_, kind, _), members in groups.items():
         for i, (unit_a, a) in enumerate(members):
-            for unit_b, b in members[i + 1 :]:
+            for _, b in members[i + 1 :]:
                 if a.dimension != b.dimension or a.unit != b.unit and {a.unit, b.unit} != {"%"}:
                     continue
                 if derives(claim, a.value, b.value, a.unit, allowed):

@@ -30,7 +30,9 @@ _SYMBOL = (
 _BINDING = re.compile(
     rf"(?<![\w⟩|])(?P<symbol>{_SYMBOL})\s*[=＝]\s*(?P<chain>[^,，;；。:：|<>≤≥≪≫⩽⩾\u3000-\u9fff\uff00-\uffef]*)"
 )
-_WORD = re.compile(r"\s[A-Za-z]{3,}\b|\.(?:\s|$)")  # a binding's chain ends at a word or a full stop
+_WORD = re.compile(
+    r"\s[A-Za-z]{3,}\b|\.(?:\s|$)"
+)  # a binding's chain ends at a word or a full stop
 _LESS = "<≤≪⩽"
 # "|R|ll 1": a PDF's or a page's lost LaTeX \ll / \gg
 _OPERATOR = r"<=|>=|&lt;|&gt;|[<>≤≥≪≫⩽⩾]|(?<=[|)⟩\w])\s?(?:ll|gg)(?=\s*[-−]?\d)"

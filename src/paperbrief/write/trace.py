@@ -47,6 +47,7 @@ from paperbrief.text.direction import (
 )
 from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
 from paperbrief.text.names import STOP_WORDS as _NAME_STOP
+from paperbrief.write.grid import grid_rows
 from paperbrief.write.quantities import (
     RELATIVE_WORD,
     TO_WORD,
@@ -61,7 +62,6 @@ from paperbrief.write.quantities import (
     supports,
     typing_word,
 )
-from paperbrief.write.grid import grid_rows
 from paperbrief.write.relations import bindings, fold_formula, plain_value, relations
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
@@ -608,8 +608,9 @@ def _credited(plain: str, name: Name) -> bool:
 
 def _rare(key: str, relevant: Sequence[UnitIndex]) -> bool:
     """A name a paper of several sections writes in one section only ("Tideman", cited for
-    another rule; a codeword of one experiment): a specific fact, so the claim that states it must cite a
-    unit that names it. Names of several sections are the paper's vocabulary."""
+    another rule; a codeword of one experiment): a specific fact, so the claim that states
+    it must cite a unit that names it. Names of several sections are the paper's
+    vocabulary."""
     counts = [
         index.name_counts.get(key, 0)
         for index in relevant
@@ -1058,10 +1059,15 @@ def _ordered_numbers(
             values = [m for m in before if m.kind == "value"]
             if right is None and name is not None and values:
                 right = _cell_named(name, values[-1], claim, indexes)
-            if right is None and name is not None and values and _unstated_side(name, claim, allowed):
+            if (
+                right is None
+                and name is not None
+                and values
+                and _unstated_side(name, claim, allowed)
+            ):
                 decided.add(cue.start())
-                findings.append(Finding("comparison", f"the cited units state no value of "
-                                        f"{name.text} to compare {values[-1].text} with"))  # fmt: skip
+                why = f"the cited units state no value of {name.text} to compare with"
+                findings.append(Finding("comparison", f"{why} {values[-1].text}"))
                 continue
         if right is None:
             continue
@@ -1179,7 +1185,9 @@ def _tied(plain: str, start: int, end: int, number: NumberMention) -> bool:
 
 # "BART 自己的 23.78，多任务的 23.24 略高": a comparative right after a number, of no "比"
 # or "than", compares it with the number of the clause before
-_TRAILING_COMPARATIVE = re.compile(r"^\s?(?:略|更|稍|还要|要)(?P<adjective>高|低|大|小|多|少|长|短)(?!于)")
+_TRAILING_COMPARATIVE = re.compile(
+    r"^\s?(?:略|更|稍|还要|要)(?P<adjective>高|低|大|小|多|少|长|短)(?!于)"
+)
 _THAN_WORD = re.compile(r"比|于|than", re.IGNORECASE)
 
 
@@ -1224,7 +1232,7 @@ def _same_row_findings(claim: _Claim) -> list[Finding]:
     """ "k∈[-20,-5.1]：β=1.038" citing the cell of [-20,-5.1] in row 4 and the β=1.038 of
     row 7: numbers said together of one thing, each found only in cells of one cited table,
     must come from one row or one column of it."""
-    findings = []
+    findings: list[Finding] = []
     cells = [u for _, u in claim.units if u.kind == "cell"]
     if len(cells) < 2:
         return findings
@@ -1247,8 +1255,9 @@ def _same_row_findings(claim: _Claim) -> list[Finding]:
         rows = set.intersection(*({r for _, r, _ in found} for found in places))
         columns = set.intersection(*({c for _, _, c in found} for found in places))
         if not rows and not columns:
-            findings.append(Finding("name", f"“{claim.plain[start:end].strip()[:40]}” joins "
-                                    f"values of different rows and columns of {tables.pop()}"))  # fmt: skip
+            said = claim.plain[start:end].strip()[:40]
+            why = f"“{said}” joins values of different rows and columns of {tables.pop()}"
+            findings.append(Finding("name", why))
     return findings
 
 
@@ -1482,7 +1491,9 @@ def _named_source(plain: str, number: NumberMention) -> str:
 _OTHER_UNIT = {"%": "pp", "pp": "%"}
 
 
-_COUNTED_NAME = re.compile(r"^\s?[个篇项种类次条名位组轮步层份例场套款家所人道题张幅段处]?\s?([A-Za-z][A-Za-z0-9-]+)")
+_COUNTED_NAME = re.compile(
+    r"^\s?[个篇项种类次条名位组轮步层份例场套款家所人道题张幅段处]?\s?([A-Za-z][A-Za-z0-9-]+)"
+)
 
 
 def _count_of_named(plain: str, number: NumberMention, units: Sequence[tuple[str, Unit]]) -> str:
@@ -1571,7 +1582,9 @@ def _stated_in_other_unit(
 _GLUED_TERM = re.compile(r"\d+(?:\.\d+)?-?[A-Za-z]+")
 
 
-def _papers_term(number: NumberMention, units: Sequence[tuple[str, Unit]], sources: Sources) -> bool:
+def _papers_term(
+    number: NumberMention, units: Sequence[tuple[str, Unit]], sources: Sources
+) -> bool:
     """ "7B 论文检索 agent" of the paper's "PaSa-7b", "5-fold" of its "5-fold cross-validation":
     a number glued to a word that the paper writes as that same term is the name of its
     model or setup, not a result (a term the paper never writes, "13B", "10-fold", is
@@ -1844,7 +1857,11 @@ def _reference_findings(
             continue
         end = _BREAK.search(claim.plain, comparison.cue_start)
         for number in claim.numbers:
-            if not comparison.right.end <= number.start < (end.start() if end else len(claim.plain)):
+            if (
+                not comparison.right.end
+                <= number.start
+                < (end.start() if end else len(claim.plain))
+            ):
                 continue
             unit = units.get(stated.get(number.text, ""))
             if unit is None or unit.kind != "sentence" or grid_rows(unit):
