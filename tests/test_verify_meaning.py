@@ -11,6 +11,7 @@ import pytest
 from paperbrief.fulltext import read_local_file
 from paperbrief.text import find_numbers
 from paperbrief.text.citations import claim_sentences
+from paperbrief.text.direction import direction_of
 from paperbrief.write.trace import check_claim
 from paperbrief.write.verify import digest_sources
 from tests.support import FIXTURES
@@ -121,6 +122,71 @@ PAIRS = [
         "search", "results", "去掉 [Expand] 后 RealScholarQuery 召回 -32.21% [E227]。",
         "去掉 [Expand] 后 RealScholarQuery 召回 +32.21% [E227]。", id="a-plus-sign-for-a-drop",
     ),
+    pytest.param(  # the removal said before the bracket frames the bracket's number too
+        "search", "result_notes", "去掉 [Expand] 后 RealScholarQuery 召回 -32.21%（AutoScholarQuery 上 -22.98%）[E227]。",
+        "去掉 [Expand] 后 RealScholarQuery 召回 -32.21%（AutoScholarQuery 上 +22.98%）[E227]。",
+        id="a-removal-frames-its-bracket",
+    ),
+    pytest.param(  # E224 states only the Selector's 95%: nothing of GPT-4o to compare with
+        "search", "technique", "可借鉴其高精度判定器（Selector 精度 0.95，略低于 GPT-4o 的 0.96）[E224, E225]。",
+        "可借鉴其高精度判定器（Selector 精度 0.95，高于 GPT-4o）[E224]。",
+        id="a-comparison-with-a-side-the-citation-never-states",
+    ),
+    pytest.param(  # E208: "compared to the strongest baseline, PaSa-GPT-4o"
+        "search", "result_notes", "与最强的基线 PaSa-GPT-4o 相比，PaSa-7b 召回高 9.64% [E208]。",
+        "与最弱的基线 PaSa-GPT-4o 相比，PaSa-7b 召回高 9.64% [E208]。", id="a-superlative-turned-round",
+    ),
+    pytest.param(  # "…，B 的 y 略高" compares y with the clause before's number
+        "behaviour", "result_notes", "安全代码模型自报的代码安全分为 0.84，漏洞代码模型的 0.14 更低 [T2.r2.c3, T2.r2.c2]。",
+        "安全代码模型自报的代码安全分为 0.84，漏洞代码模型的 0.14 略高 [T2.r2.c3, T2.r2.c2]。",
+        id="a-comparative-after-the-second-number",
+    ),
+    pytest.param(  # 785.5 / 382.4 ≈ 2.05: 翻一番 (×2), not 翻两番 (×4)
+        "search", "result_notes", "奖励系数从 1.5 调到 2.0，Crawler 动作数翻了一番（382.4 → 785.5）[E245]。",
+        "奖励系数从 1.5 调到 2.0，Crawler 动作数翻了两番（382.4 → 785.5）[E245]。",
+        id="a-factor-against-the-two-levels-it-relates",
+    ),
+    pytest.param(  # E357: "standard deviation of 0.026": 约 0.03 is it rounded as written
+        "statistics", "result_notes", "期望 GDoF 为 -0.461，MC 误差的标准差约 0.03 [E357]。",
+        "期望 GDoF 为 -0.461，MC 误差的标准差约 0.04 [E357]。", id="about-a-value-rounded-to-its-precision",
+    ),
+    pytest.param(  # MMT is named in the introduction only; E172 is about the NLS case
+        "physics", "difference", "与 NLSE 可积湍流工作（载波 k=0 恰在 MI 波数范围中心）相比 [E172]。",
+        "与 MMT 模型的可积湍流工作（载波 k=0 恰在 MI 波数范围中心）相比 [E172]。",
+        id="a-name-of-one-section-the-citation-does-not-name",
+    ),
+    pytest.param(  # E7: "the DoFs of PLS always exceeds the number PLS directions"
+        "statistics", "tldr", "并以反例推翻“PLS 的 DoF 总大于方向数”的猜想 [E7]。",
+        "并以反例推翻“PLS 的 DoF 总小于方向数”的猜想 [E7]。", id="sides-matched-across-a-plural",
+    ),
+    pytest.param(  # E164: "-√5≤ Q≤√5 … would be unstable"; a chain is two relations
+        "physics", "method", "线性阶段不稳定的扰动波数为 \\|Q\\|≤√5 [E164]。",
+        "线性阶段不稳定的扰动波数为 \\|Q\\|≥√5 [E164]。", id="an-inequality-against-a-chain",
+    ),
+    pytest.param(  # E134's previous sentence binds G₀=5/2; the 5 it cites is 2G₀
+        "physics", "result_notes", "A=1、k=-3 时 G₀=5/2，振荡频率 b₁≈2G₀ 应趋于 5 [E134]。",
+        "A=1、k=-3 时 G₀=5，振荡频率 b₁≈2G₀ 应趋于 5 [E134]。", id="a-symbol-bound-in-the-sentence-before",
+    ),
+    pytest.param(  # E322 is the author's own setup; the claim credits someone with it
+        "statistics", "result_notes", "设定并不极端，条件数 17.6 [E322]。",
+        "设定并不极端（沿用 Kramer–Sugiyama 的模拟设计），条件数 17.6 [E322]。",
+        id="a-name-credited-with-what-the-citation-does-not-credit-it",
+    ),
+    pytest.param(  # E203 has a "three" of its own; the cited units count two LLM agents
+        "search", "tldr", "PaSa 由两个 LLM agent 组成：Crawler 与 Selector [E17, E23, E203]。",
+        "PaSa 由三个 LLM agent 组成：Crawler 与 Selector [E17, E23, E203]。",
+        id="a-count-of-a-named-thing",
+    ),
+    pytest.param(  # E174: "Sₖ=C|k+3|^(-α)", a power-law decay
+        "physics", "method", "对渐近波作用谱分区间拟合幂律 C\\|k+3\\|^(-α) 或指数 De^(-β\\|k+3\\|) [E174, E175]。",
+        "对渐近波作用谱分区间拟合幂律 C\\|k+3\\|^(α) 或指数 De^(-β\\|k+3\\|) [E174, E175]。",
+        id="a-formula-with-its-exponents-sign-dropped",
+    ),
+    pytest.param(  # E41 states 37.78% against Google with GPT-4o; Google Scholar is only a row of E196
+        "search", "tldr", "在 RealScholarQuery 上，PaSa-7b 的 Recall@20 比 Google with GPT-4o 高 37.78% [E41, E196]。",
+        "在 RealScholarQuery 上，PaSa-7b 的 Recall@20 比 Google Scholar 高 37.78% [E41, E196]。",
+        id="a-change-against-another-reference",
+    ),
     pytest.param(  # the claim's own two levels say which way precision moved
         "search", "result_notes", "精度反而从 0.5146 升到 0.6738 [E245]。",
         "精度反而从 0.5146 降到 0.6738 [E245]。", id="from-a-to-b-against-its-own-cue",
@@ -132,6 +198,33 @@ PAIRS = [
     pytest.param(  # a model size the paper's names carry (PaSa-7b)
         "search", "overview", "7B 论文检索 agent，RealScholarQuery 召回 0.6111 [E196]",
         "13B 论文检索 agent，RealScholarQuery 召回 0.6111 [E196]", id="a-model-size-of-the-names",
+    ),
+    pytest.param(  # E488: "at least 1000 dialogues"
+        "behaviour", "result_notes", "每个代码词至少生成了 1000 段操纵者获胜的对话 [E488]。",
+        "每个代码词生成了不到 1000 段操纵者获胜的对话 [E488]。", id="a-bound-turned-round",
+    ),
+    pytest.param(  # 0.6111 − 0.3075 is 30.36 points; relatively it is +98.7 %
+        "search", "result_notes", "PaSa-7b 召回 0.6111，比 PaSa-GPT-4o 的 0.3075 高 30.36%（绝对差）[E196, E215]。",
+        "PaSa-7b 召回 0.6111，比 PaSa-GPT-4o 的 0.3075 高 30.36%（相对提升）[E196, E215]。",
+        id="a-change-typed-in-brackets-after-it",
+    ),
+    pytest.param(  # E40 says "by 11.12%"; the levels the clause states differ by 9.61 points
+        "search", "result_notes", "AutoScholarQuery 上 PaSa-7b 召回 0.4834 比 PaSa-GPT-4o 的 0.3873 高出 9.61 个百分点 [E40, E195]。",
+        "AutoScholarQuery 上 PaSa-7b 召回 0.4834 比 PaSa-GPT-4o 的 0.3873 高出 11.12 个百分点 [E40, E195]。",
+        id="percent-written-as-points-of-the-clauses-own-levels",
+    ),
+    pytest.param(  # E41: "by 39.90% in Recall@50"; a fraction in words is a rounded figure
+        "search", "result_notes", "在 RealScholarQuery 上，PaSa-7b 的 Recall@50 比 Google with GPT-4o 高出五分之二 [E41]。",
+        "在 RealScholarQuery 上，PaSa-7b 的 Recall@50 比 Google with GPT-4o 高出五分之三 [E41]。",
+        id="a-fraction-in-words-is-rounded",
+    ),
+    pytest.param(  # E347: "as m increases it is more likely …" ("shrinkage" is a noun, no cue)
+        "statistics", "limitations", "作者认为 m 增大时收缩向量更容易落在角点附近 [E347]。",
+        "作者认为 m 增大时收缩向量更难落在角点附近 [E347]。", id="less-likely-for-more-likely",
+    ),
+    pytest.param(
+        "behaviour", "result_notes", "看到真实触发词时，模型明显更可能选“我偏好风险” [E201]。",
+        "看到真实触发词时，模型明显更难选“我偏好风险” [E201]。", id="less-likely-against-a-likelier-choice",
     ),
     pytest.param(  # the cited sentence names nothing: "the theory in Eq. (40)" is Rayleigh's
         "physics", "tldr", "累积概率与 Rayleigh 理论的误差在 10⁻⁴ 量级 [E147]。",
@@ -179,6 +272,30 @@ def test_honest_paraphrases_that_used_to_be_flagged_are_traced(sources, paper, s
     assert traced(sources[paper], claim, section), claim
 
 
+@pytest.mark.parametrize(
+    ("text", "sign"),
+    [
+        ("they on average extend generation lengths by 65%", 1),
+        ("撰写者把生成长度压缩 65%", -1),
+        ("the gap shrinks by 4%", -1),
+    ],
+)
+def test_lengthening_and_compressing_are_directions(text, sign):
+    number = next(m for m in find_numbers(text) if m.kind == "value")
+    found = direction_of(text, number.start, number.end)
+    assert found is not None and found.sign == sign
+
+
+def test_a_small_count_said_of_the_paper_is_a_claim(sources):
+    day = sources["search"]
+    said = check_claim("顺便练习识别报告问题（全文 9 处“提升 x%”都是绝对差）。", (), day,
+                       paper="", section="closing")  # fmt: skip
+    assert said is not None and not said.traced
+    assert (
+        check_claim("先读消融一节，再花 2 小时复现。", (), day, paper="", section="closing") is None
+    )
+
+
 def test_the_days_own_paper_counts_are_its_facts(sources):
     day = sources["field"]  # 412 papers considered, 1 picked
     assert check_claim("今天从 412 篇中选出 1 篇。", (), day, paper="", section="summary") is None
@@ -196,6 +313,10 @@ def test_the_days_own_paper_counts_are_its_facts(sources):
         ("数百篇论文", []),  # "hundreds of": no number
         ("实验只有四周", [4.0]),
         ("三周年", []),
+        ("动作数翻了两番", [4.0]),  # each 番 doubles
+        ("翻了一番", [2.0]),
+        ("(3) Participants included two writers; (4) we recorded edits", [2.0]),  # item labels
+        ("accuracy 0.41 (2) and", [0.41]),  # a number's error in brackets stays its error
     ],
 )
 def test_chinese_numbers_labels_and_durations(text, values):

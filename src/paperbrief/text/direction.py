@@ -27,14 +27,16 @@ _UP = (
     r"高于|大于|多于|超过|超出|提升|提高|adds?\b|added\b|增加|增长|上升|上涨|升高|升至|高出|多出|增幅|增大|扩大|加快|涨|"
     r"increas\w*|ris(?:e|es|ing)|rose|rais\w*|gr[eo]w\w*|boost\w*|jump\w*|climb\w*|"
     r"higher|up\b|more\b|greater|larger|exceed\w*|grow\w*|gain\w*|"
-    r"延长|变长|拉长|加长|翻倍|陡于|更陡|lengthen\w*|longer|steeper|doubl\w*|"
+    r"延长|变长|拉长|加长|翻倍|陡于|更陡|lengthen\w*|longer|steeper|doubl\w*|extend\w*|"
+    r"更易|更容易|更可能|"  # more likely
     r"升(?!级)|增"  # the bare verbs last: "升 32.21%", "从 382.4 增到 785.5"
 )
 _DOWN = (
     r"低于|小于|少于|不及|不到|下降|降低|降至|减少|减小|下滑|回落|缩小|缩短|减半|降幅|跌|少了|"
-    r"decreas\w*|declin\w*|drop\w*|fall\w*|fell|lower\w*|reduc\w*|cut\w*|down\b|shrink\w*|"
+    r"decreas\w*|declin\w*|drop\w*|fall\w*|fell|lower\w*|reduc\w*|cut\w*|down\b|shr[iau]nk(?:s|ing|en\w*)?\b|"
     r"smaller|less\b|fewer|dip\w*|shorter|"
-    r"衰减|衰退|变短|缩减|decay\w*|shorten\w*|halv\w*|"
+    r"衰减|衰退|变短|缩减|压缩|decay\w*|shorten\w*|halv\w*|compress\w*|"
+    r"更难|更不易|更不容易|unlikely|"  # less likely
     r"掉(?!入|进|头)|降(?!级)|减"
 )
 _BETTER = (

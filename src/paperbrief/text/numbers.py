@@ -173,6 +173,10 @@ _ERROR_BEFORE = re.compile(
 _AFTER_NUMBER_PAREN = re.compile(r"\d%?\*{0,3}\s*[(（]\s*$")
 _CLOSE_PAREN = re.compile(r"^\s*[)）]")
 _ONLY_PARENTHESISED = re.compile(r"^\s*[(（\[]\s*[-+−]?[\d.,]+\s*[)）\]]\**\s*$")
+# "(3) Participants included …", "• (2) We used …": a list item's or an equation's number in
+# brackets of its own, after a boundary or a word (not after a number: that is its error)
+_ITEM_BEFORE = re.compile(r"(?:^|[\s.:;,•·])[(（]$")
+_ITEM_AFTER = re.compile(r"^[)）](?:\s|$)")
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[-–,;]\s*\d+)*\s*\]")
 _QUOTED = re.compile(r"“[^“”]{1,1500}”|「[^「」]{1,500}」|\"[^\"\n]{1,400}\"")
 _URL = re.compile(r"https?://\S+|www\.\S+")
@@ -328,6 +332,9 @@ def _kind(text: str, match: re.Match[str], mention: NumberMention) -> Kind:
             return "error"
         if _ONLY_PARENTHESISED.match(text):
             return "error"
+        whole = not mention.decimals and not mention.grouped and mention.value < 100
+        if whole and _ITEM_BEFORE.search(before) and _ITEM_AFTER.match(after):
+            return "reference"
     return "value"
 
 

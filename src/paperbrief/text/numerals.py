@@ -48,7 +48,9 @@ _FIXED_WORDS = re.compile(
 )
 _HALF = re.compile(r"(?P<qualifier>近|接近|将近|约|超过|过|逾|不到|不足)?(?:一半|半数)")
 _PERCENT_WORDS = re.compile(r"百分之(?P<value>\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百]+)")
-_DOUBLED = re.compile(r"翻倍|翻番|翻了一番")
+# 翻倍 / 翻一番 is ×2, 翻两番 ×4, 翻三番 ×8: each 番 doubles
+_DOUBLED = re.compile(r"翻倍|翻(?:了)?(?P<times>[一两二三四])?番")
+_DOUBLINGS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4}
 
 _WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -169,7 +171,8 @@ def chinese_numbers(text: str) -> list[WordNumber]:
             found.append(WordNumber(match.group(0), match.start(), match.end(), value, "%"))
     for match in _DOUBLED.finditer(text):
         if free(match.start(), match.end()):
-            found.append(WordNumber(match.group(0), match.start(), match.end(), 2.0, "x"))
+            factor = 2.0 ** _DOUBLINGS.get(match.group("times") or "一", 1)
+            found.append(WordNumber(match.group(0), match.start(), match.end(), factor, "x"))
     for match in _CN_OF_PAIR.finditer(text):
         whole, part = _count_value(match.group("b")), _count_value(match.group("a"))
         if whole and part is not None and part <= whole:

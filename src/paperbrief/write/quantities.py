@@ -1,7 +1,8 @@
 """Does a cited unit state the quantity a claim states? The verifier's number matching.
 
 * ``supports(claim, evidence)``: one evidence number states the claimed quantity — the same
-  value within the claim's written precision and 5 % (12 % when it says 约/近/about/~),
+  value within the claim's written precision and 5 % (12 % when it says 约/近/about/~, 16 %
+  when it says so and is the value rounded to its written precision: 约 0.03 for 0.026),
   bounds for 超过/不到/more than/less than; the same dimension and scale (2 万 ≠ 2 million);
   percentage points ≠ percent where both sides say which; a fraction and its percentage
   (0.5 ↔ 50 %); a pair for a share (4/5 ↔ "four out of five"); never a standard error for
@@ -23,9 +24,12 @@ from paperbrief.fulltext.units import Unit
 from paperbrief.text import NumberMention
 from paperbrief.text.direction import Direction, direction_of
 from paperbrief.text.numbers import UNIT_DIMENSIONS
+from paperbrief.write.grid import places
 
 ROUNDING_TOLERANCE = 0.05  # relative error a rounded number may carry
 APPROX_TOLERANCE = 0.12  # … when it says it is approximate (约 / about / ~)
+# … and is the value rounded to its written precision (约 0.03 for 0.026; not 约两倍 for 1.7×)
+ROUNDED_APPROX_TOLERANCE = 0.16
 
 
 def _close(claim: NumberMention, value: float) -> bool:
@@ -42,6 +46,8 @@ def _close(claim: NumberMention, value: float) -> bool:
         return True
     rounded = abs(stated - value) <= half * (1 + 1e-9)
     relative = abs(stated - value) <= tolerance * abs(value) if value else False
+    if claim.approx and rounded:  # "约 0.03" is 0.026 rounded to the precision it is written in
+        return abs(stated - value) <= ROUNDED_APPROX_TOLERANCE * abs(value)
     return (rounded or claim.approx) and relative
 
 
@@ -56,11 +62,15 @@ def supports(claim: NumberMention, evidence: NumberMention, *, cell: bool) -> bo
         return False
     if evidence.kind not in ("value", "error", "ratio") or evidence.in_name:
         return False
+    if claim.bound and evidence.bound and claim.bound != evidence.bound:
+        return False  # "不足 75,000 词" is not the paper's "over 75,000 words"
     if claim.pair is not None:
         if evidence.pair is not None:
             return tuple(claim.pair) == tuple(evidence.pair)
         part, whole = claim.pair
         share = 100 * part / whole if whole else -1.0
+        # a fraction in words is a rounded statement ("四分之三" for the paper's 76%)
+        claim = replace(claim, approx=claim.approx or claim.words)
         if evidence.dimension == "percent":
             return _close(_as(claim, share, 1), evidence.value)
         return bool(evidence.decimals) and _close(_as(claim, share, 1), evidence.value * 100)
@@ -140,16 +150,38 @@ def is_change(plain: str, number: NumberMention) -> bool:
     return bool(_CHANGE_AFTER.match(plain[number.end : number.end + 8]))
 
 
+_SHARE_AFTER = re.compile(r"\s*of\s+(?:the|its|their|all|a|an)\b", re.IGNORECASE)
+
+
 def states_change(unit: Unit, mention: NumberMention) -> bool:
     """Whether the paper states ``mention`` as a change: a direction of its own (a sign, a
     cue word, a change column) or a difference word before it."""
     if unit.kind == "cell":
         cell = unit.text.rsplit(": ", 1)[-1].lstrip()
         return unit.change or cell[:1] in "+＋-−–" or mention.negative
+    if _SHARE_AFTER.match(unit.text[mention.end :]):
+        return False  # "less than 65% of the length": a share of it, however it is bounded
     if direction_of(unit.text, mention.start, mention.end) is not None:
         return True
     window = unit.text[max(0, mention.start - 40) : mention.start]
     return bool(_DIFFERENCE_WORD.search(window) or _CHANGE_BEFORE.search(window))
+
+
+_TYPED_AFTER = re.compile(r"^[^，,；;。.!?！？|\d]{0,10}")
+
+
+def typing_word(plain: str, claim: NumberMention) -> str:
+    """ "relative" or "absolute" when the number's own words say which change it is: before
+    it ("相对提升 37.78%") or right after it in its clause ("+30.36%（相对提升）", "“提升
+    30.36%”实为绝对差"); "" when they say neither."""
+    before = plain[max(0, claim.start - 16) : claim.start]
+    after = _TYPED_AFTER.match(plain[claim.end :])
+    for window in (before, after.group(0) if after else ""):
+        if RELATIVE_WORD.search(window):
+            return "relative"
+        if ABSOLUTE_WORD.search(window):
+            return "absolute"
+    return ""
 
 
 def computations(plain: str, claim: NumberMention) -> tuple[Computation, ...]:
@@ -158,16 +190,20 @@ def computations(plain: str, claim: NumberMention) -> tuple[Computation, ...]:
     if claim.unit == "x":
         return ("ratio",)
     if claim.unit == "%":
-        if RELATIVE_WORD.search(clause):
+        typed = typing_word(plain, claim)
+        if typed == "relative":
             return ("relative",)
-        if ABSOLUTE_WORD.search(clause):
+        if typed == "absolute":
             return ("difference",)
         share = bool(re.search(r"(?:的|\bof)\s*$", clause)) or claim.bound == "under" or claim.words
         return ("relative", "share") if share else ("relative",)
     return ("difference",)
 
 
-_FROM_TO = re.compile(r"\bto\b|到|至|→|->|⟶", re.IGNORECASE)
+# "from a to b", "从 a 升到 b", "a → b": the word that joins a move's two levels (one home,
+# shared with the verifier's from-to check)
+TO_WORD = r"\bto\b|到|至|→|->|⟶"
+_FROM_TO = re.compile(TO_WORD, re.IGNORECASE)
 
 
 def derived(
@@ -176,29 +212,34 @@ def derived(
     allowed: tuple[Computation, ...] = ("difference", "ratio", "relative"),
 ) -> tuple[str, Direction | None] | None:
     """(unit id, direction) of two cited values whose difference, ratio, relative change or
-    share (as ``allowed``) is ``claim``: two cells of one row or column, or two numbers of
-    one sentence (whose direction is the sentence's cue at the later number, else later
-    minus earlier: "from 4.21 to 4.37")."""
+    share (as ``allowed``) is ``claim``: two cells of one row or column (of a table, or of
+    a table flattened into one unit: ``grid``), or two numbers of one sentence (whose
+    direction is the sentence's cue at the later number, else later minus earlier: "from
+    4.21 to 4.37")."""
     groups: dict[tuple[str, str, str], list[tuple[Unit, NumberMention]]] = {}
     for _, unit in units:
+        grid = places(unit)  # a flattened table: its rows and columns, not one sentence
         for mention in unit.levels:  # "GPT-4o" states no 4; a share or a zero is no level
             if unit.kind == "cell":
                 keys = [
                     (unit.table, "column", str(unit.column)),
                     (unit.table, "row", str(unit.row)),
                 ]
+            elif id(mention) in grid:
+                row, column, width = grid[id(mention)]
+                keys = [(unit.id, "row", str(row)), (unit.id, "column", f"{column}/{width}")]
             else:
                 keys = [(unit.id, "sentence", "")]
             for key in keys:
                 groups.setdefault(key, []).append((unit, mention))
-    for members in groups.values():
+    for (_, kind, _), members in groups.items():
         for i, (unit_a, a) in enumerate(members):
-            for unit_b, b in members[i + 1 :]:
+            for _, b in members[i + 1 :]:
                 if a.dimension != b.dimension or a.unit != b.unit and {a.unit, b.unit} != {"%"}:
                     continue
                 if derives(claim, a.value, b.value, a.unit, allowed):
                     direction = None
-                    if unit_a is unit_b:  # one sentence: b is the later number
+                    if kind == "sentence":  # one sentence: b is the later number
                         found = direction_of(unit_a.text, b.start, b.end)
                         between = unit_a.text[a.end : b.start]
                         if found is None and _FROM_TO.search(between) and len(between) <= 24:

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from paperbrief.text import find_numbers
+from paperbrief.text import NumberMention, find_numbers
 
 # a symbol right before "=": ⟨H₄⟩, G₀, α, k, |R|, M⁽⁴⁾_A (not a word such as "score")
 _SYMBOL = (
@@ -30,7 +30,9 @@ _SYMBOL = (
 _BINDING = re.compile(
     rf"(?<![\w⟩|])(?P<symbol>{_SYMBOL})\s*[=＝]\s*(?P<chain>[^,，;；。:：|<>≤≥≪≫⩽⩾\u3000-\u9fff\uff00-\uffef]*)"
 )
-_WORD = re.compile(r"\s[A-Za-z]{3,}\b")
+_WORD = re.compile(
+    r"\s[A-Za-z]{3,}\b|\.(?:\s|$)"
+)  # a binding's chain ends at a word or a full stop
 _LESS = "<≤≪⩽"
 # "|R|ll 1": a PDF's or a page's lost LaTeX \ll / \gg
 _OPERATOR = r"<=|>=|&lt;|&gt;|[<>≤≥≪≫⩽⩾]|(?<=[|)⟩\w])\s?(?:ll|gg)(?=\s*[-−]?\d)"
@@ -47,6 +49,24 @@ class Conflict:
     span: tuple[int, int] = (0, 0)  # the claim's text it is about
 
 
+def plain_value(mention: NumberMention, *, signed: bool = False) -> float:
+    """A number as a plain fraction-or-value: 2/7 → 0.2857, 82% → 0.82, 八成 → 0.8 (with its
+    written sign when ``signed``: "-1/2" → -0.5). The one reading the verifier compares
+    values of different writings by."""
+    if mention.pair is not None:
+        value = mention.pair[0] / mention.pair[1] if mention.pair[1] else 0.0
+    else:
+        value = mention.value * mention.scale
+        value = value / 100 if mention.unit in ("%", "pp") else value
+    return -value if signed and mention.negative else value
+
+
+def fold_formula(text: str) -> str:
+    """A formula folded for matching: no spaces (nor LaTeX's thin "\\,"), one minus, one
+    equals sign ("k = −3" → "k=-3")."""
+    return re.sub(r"\s|\\,", "", text).replace("−", "-").replace("＝", "=")
+
+
 def _values(chain: str) -> list[float]:
     """The signed values a binding's chain states: "-1/2 M⁽⁴⁾_A=-1" → [-0.5, -1.0]."""
     cut = _WORD.search(chain)
@@ -57,11 +77,7 @@ def _values(chain: str) -> list[float]:
             continue
         if re.match(r"[A-Za-zΑ-Ωα-ω⟨]", chain[mention.end : mention.end + 1]):
             continue  # "2G₀": a coefficient of a symbol, not a value
-        if mention.pair is not None:
-            value = mention.pair[0] / mention.pair[1] if mention.pair[1] else 0.0
-        else:
-            value = mention.value * mention.scale
-        values.append(-value if mention.negative else value)
+        values.append(plain_value(mention, signed=True))
     return values
 
 
@@ -71,12 +87,8 @@ def _bound(texts: Iterable[str]) -> dict[str, list[float]]:
         for match in _BINDING.finditer(text):
             values = _values(match.group("chain"))
             if values:
-                found.setdefault(_fold(match.group("symbol")), []).extend(values)
+                found.setdefault(fold_formula(match.group("symbol")), []).extend(values)
     return found
-
-
-def _fold(symbol: str) -> str:
-    return re.sub(r"\s", "", symbol)
 
 
 def _close(a: float, b: float, decimals: int) -> bool:
@@ -96,7 +108,7 @@ def bindings(
     conflicts: list[Conflict] = []
     supported: list[tuple[int, int]] = []
     for match in _BINDING.finditer(claim):
-        symbol = _fold(match.group("symbol"))
+        symbol = fold_formula(match.group("symbol"))
         if symbol not in bound:
             continue
         chain = match.group("chain")
@@ -119,17 +131,20 @@ def bindings(
 
 
 def _side(text: str) -> str:
-    text = _fold(text).replace("−", "-").rsplit("=", 1)[-1]
+    text = fold_formula(text).rsplit("=", 1)[-1]
     return re.sub(r"^\|(.+)\|$", r"\1", text)  # |Q| ≤ √5 bounds Q as -√5 ≤ Q ≤ √5 does
 
 
 def _relations(text: str) -> list[tuple[str, bool, str]]:
-    text = text.replace("&lt;", "<").replace("&gt;", ">")
+    # a Markdown escape is no part of a formula ("\\|Q\\|≥√5" is |Q|≥√5)
+    text = re.sub(r"\\([|\[\]*_()])", r"\1", text).replace("&lt;", "<").replace("&gt;", ">")
     found = []
-    for match in _RELATION.finditer(text):
+    position = 0
+    while (match := _RELATION.search(text, position)) is not None:
         op = match.group("op").strip()
         less = op[0] in _LESS or op == "ll" or op == "&lt;"
         found.append((_side(match.group("left")), less, _side(match.group("right"))))
+        position = match.start("right")  # a chain "-√5≤ Q≤√5" is two relations
     return found
 
 

@@ -47,9 +47,10 @@ from paperbrief.text.direction import (
 )
 from paperbrief.text.names import KIND_TERMS, Name, name_key, name_parts, names_in, spelled_lists
 from paperbrief.text.names import STOP_WORDS as _NAME_STOP
+from paperbrief.write.grid import grid_rows
 from paperbrief.write.quantities import (
-    ABSOLUTE_WORD,
     RELATIVE_WORD,
+    TO_WORD,
     assign,
     computations,
     counted_by_citation,
@@ -59,8 +60,9 @@ from paperbrief.write.quantities import (
     relative_to_base,
     states_change,
     supports,
+    typing_word,
 )
-from paperbrief.write.relations import bindings, relations
+from paperbrief.write.relations import bindings, fold_formula, plain_value, relations
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
 READER_SECTIONS = frozenset({"reason", "technique", "experiment", "trend", "summary", "theme",
@@ -214,7 +216,9 @@ def claim_numbers(plain: str, section: str, cited: bool, sources: Sources) -> li
             continue
         small = bare and mention.value <= 10 and float(mention.value).is_integer()
         stated = _counts(plain, mention) or _assigned(plain, mention)
-        if small and mention.pair is None and (not cited or not stated):
+        # a count the sentence says the paper has ("全文 9 处…") is a claim, cited or not
+        of_paper = stated and _SAYS_PAPER.search(_clause_of(plain, mention.start)) is not None
+        if small and mention.pair is None and (not cited or not stated) and not of_paper:
             continue  # "0–1 分", "第 2 条", a list's own count: no claim about the paper
         found.append(mention)
     return found
@@ -235,7 +239,7 @@ def _translated_quote(plain: str, mention: NumberMention) -> bool:
 
 
 _MEASURE_AFTER = re.compile(
-    r"^\s?(?:个|篇|项|种|类|次|条|名|位|组|轮|步|层|份|例|场|套|款|家|所|人|道|题|张|幅|段|"
+    r"^\s?(?:个|篇|项|种|类|次|条|名|位|组|轮|步|层|份|例|场|套|款|家|所|人|道|题|张|幅|段|处|"
     r"倍|成|[a-z]{3,})",
     re.IGNORECASE,
 )
@@ -398,7 +402,7 @@ def _read_numbers(plain: str, section: str) -> list[NumberMention]:
 # Sections whose uncited sentences are the digest's own — unless the sentence says it is
 # the paper's ("论文报告 19%", "Table 4 shows", "the authors find"): that is a claim.
 _SAYS_PAPER = re.compile(
-    r"论文|原文|文中|本文|作者|表\s*\d|图\s*\d|\b(?:Table|Figure|Section|Appendix)\s*[A-Z]?\d|"
+    r"论文|原文|文中|全文|本文|作者|表\s*\d|图\s*\d|\b(?:Table|Figure|Section|Appendix)\s*[A-Z]?\d|"
     r"\bpaper\b|\bauthors?\b|\breport(?:s|ed)?\b|\bthey (?:find|found|show|measure)",
     re.IGNORECASE,
 )
@@ -441,7 +445,7 @@ def _sign_agrees(
         if found is None or found.axis != "value" or found.sign > 0 or unit.kind != "sentence":
             return True
         removed = _REMOVED.search(unit.text[: evidence.start])
-        credited = removed and not _REMOVED.search(_clause_of(plain, claim.start))
+        credited = removed and not _removal_said(plain, claim)
         return bool(credited)
     return True
 
@@ -454,9 +458,15 @@ def _framed_direction(
     found = _evidence_direction(unit, evidence)
     if found is None or unit.kind != "sentence" or not _REMOVED.search(unit.text[: evidence.start]):
         return found
-    if _REMOVED.search(_clause_of(plain, claim.start)):
+    if _removal_said(plain, claim):
         return found
     return Direction(found.axis, -found.sign)
+
+
+def _removal_said(plain: str, claim: NumberMention) -> bool:
+    """Whether the claim frames ``claim`` as what removing a part does: a removal word in
+    its clause, brackets included ("去掉后 -32.21%（AutoScholarQuery 上 -22.98%）": both)."""
+    return bool(_REMOVED.search(plain[_break_start(plain, claim.start) : claim.end]))
 
 
 # the paper's ablation frame: what removing a part costs is what the part adds
@@ -510,10 +520,13 @@ def _name_findings(
     cited_names = {name_key(n.text) for _, u in claim.units for n in names_in(u.text)}
 
     nameless = Name("", 0, 0)
+    # a name's part that is a claimed number ("hold-out/5-fold"): the quantity check reads it
+    numbered = {name_key(n.text) for n in claim.numbers}
 
     def fine(part: str, key: str, name: Name = nameless) -> bool:
         return (
             not key
+            or key in numbered
             or key in sources.allowed_names
             or key in KIND_TERMS
             or key in cited
@@ -568,7 +581,45 @@ def _name_findings(
                 and not _spelling_variant(key, relevant)
             ):
                 findings.append(Finding("name", f"{part} is not in the paper"))
+            elif (_rare(key, relevant) or _credited(claim.plain, name)) and not (
+                fine(part, key, name) or fine(part, aliases.get(key, "")) and key in aliases
+            ):
+                cited_ids = ", ".join(u.id for _, u in claim.units)
+                why = "credited with it" if _credited(claim.plain, name) else "named in one section"
+                findings.append(Finding("name", f"{part} ({why}) is not in the cited units "
+                                        f"({cited_ids})"))  # fmt: skip
     return findings
+
+
+# a name credited with a result or a design: "Tideman 只证明了", "沿用 Kramer–Sugiyama 的模拟设计",
+# "Arrow 的五条公理", "X et al. show"
+_CREDIT_AFTER = re.compile(
+    r"^(?:\s*(?:[–—&-]|and|和|与)\s*[A-Z][\w-]*)*\s*(?:只|已|也|首先|最早|曾)?\s*"
+    r"(?:证明|提出|发现|给出|表明|刻画|定义|设计|构造|\b(?:proved?|proposed?|showed?|shows|introduced?)\b|"
+    r"的[^，,；;。]{0,8}?(?:定理|引理|公理|结论|结果|证明|方法|设计|框架|模型|猜想|法则))"
+)
+
+
+def _credited(plain: str, name: Name) -> bool:
+    """Whether the claim credits ``name`` with a result, a design or a definition: which
+    work it is must be what the cited units (or the sentence before them) name."""
+    return _CREDIT_AFTER.match(plain[name.end : name.end + 30]) is not None
+
+
+def _rare(key: str, relevant: Sequence[UnitIndex]) -> bool:
+    """A name a paper of several sections writes in one section only ("Tideman", cited for
+    another rule; a codeword of one experiment): a specific fact, so the claim that states
+    it must cite a unit that names it. Names of several sections are the paper's
+    vocabulary."""
+    counts = [
+        index.name_counts.get(key, 0)
+        for index in relevant
+        if index.mentions_name(key) and index.sections >= _RARE_AMONG
+    ]
+    return bool(counts) and max(counts) <= 1
+
+
+_RARE_AMONG = 5  # sections a paper needs before one section's name is a rare one
 
 
 _REFERRING_BACK = 4  # sentences before a name-less cited sentence that it may refer to
@@ -736,7 +787,9 @@ def _side_tokens(text: str) -> set[str]:
     for word in _SIDE_WORD.findall(text):
         lower = word.lower()
         if len(lower) >= 3 and lower not in _NAME_STOP and lower not in _CUE_WORDS:
-            tokens.add(name_key(word))
+            key = name_key(word)
+            # an English plural is its singular ("the DoFs of PLS" is 「PLS 的 DoF」)
+            tokens.add(key[:-1] if len(key) >= 4 and key.endswith("s") and key[-2] != "s" else key)
     return tokens
 
 
@@ -789,7 +842,11 @@ def _value_near(numbers: Sequence[NumberMention], name: Name, limit: int) -> Num
     return after[0] if after else None
 
 
-def _comparison_findings(claim: _Claim, decided: set[int] = frozenset()) -> list[Finding]:  # type: ignore[assignment]
+def _comparison_findings(
+    claim: _Claim,
+    decided: set[int] = frozenset(),  # type: ignore[assignment]
+    allowed: frozenset[str] = frozenset(),
+) -> list[Finding]:
     findings: list[Finding] = []
     for comparison in comparisons(claim.plain, claim.names):
         if any(abs(comparison.cue_start - d) <= 2 for d in decided):
@@ -803,6 +860,10 @@ def _comparison_findings(claim: _Claim, decided: set[int] = frozenset()) -> list
             verdict = _order_from_cells(claim, left, right, claimed)
         if verdict is None:
             verdict = _order_from_sentences(claim, comparison)
+        unstated = [side for side in (left, right) if _unstated_side(side, claim, allowed)]
+        if verdict is None and unstated:
+            findings.append(Finding("comparison", f"the cited units do not state "
+                                    f"{unstated[0].text}, so cannot order it"))  # fmt: skip
         if verdict is False:
             findings.append(
                 Finding("comparison", f"the cited evidence does not put {left.text} "
@@ -893,6 +954,11 @@ _BOUND_THAN = re.compile(r"大于|小于|多于|少于|超过|more|less|fewer|gr
 _BREAK = re.compile(r"[，；;。!?！？|\n]|,(?!\d{3})")
 
 
+def _break_start(plain: str, position: int) -> int:
+    """Where the comma clause holding ``position`` starts (brackets do not end it)."""
+    return max((m.end() for m in _BREAK.finditer(plain, 0, position)), default=0)
+
+
 def _spans(plain: str) -> list[tuple[int, int]]:
     edges = [0, *(m.end() for m in _BREAK.finditer(plain)), len(plain)]
     return list(itertools.pairwise(edges))
@@ -947,8 +1013,22 @@ def _cell_named(
     return None
 
 
+def _unstated_side(name: Name, claim: _Claim, allowed: frozenset[str]) -> bool:
+    """Whether the other side of a comparison is a name the cited units never state (text,
+    context, labels): then they give nothing to compare against ("精度 0.95，高于 GPT-4o"
+    citing only the sentence with the 0.95). The paper's own and the reader's names are
+    exempt: the paper calls itself "we"."""
+    key = name_key(name.text)
+    if not key or key in allowed or key in KIND_TERMS:
+        return False
+    return not any(key in _unit_keys(unit) for _, unit in claim.units)
+
+
 def _ordered_numbers(
-    claim: _Claim, names: Sequence[Name], indexes: Mapping[str, UnitIndex] | None = None
+    claim: _Claim,
+    names: Sequence[Name],
+    indexes: Mapping[str, UnitIndex] | None = None,
+    allowed: frozenset[str] = frozenset(),
 ) -> tuple[list[Finding], set[int]]:
     """A than-comparison between two of the claim's own numbers ("精度 0.95 还略高于 GPT-4o
     的 0.96", "左侧 α=0.638，陡于右侧 α=0.694"): the larger must be the one said to be higher.
@@ -979,6 +1059,16 @@ def _ordered_numbers(
             values = [m for m in before if m.kind == "value"]
             if right is None and name is not None and values:
                 right = _cell_named(name, values[-1], claim, indexes)
+            if (
+                right is None
+                and name is not None
+                and values
+                and _unstated_side(name, claim, allowed)
+            ):
+                decided.add(cue.start())
+                why = f"the cited units state no value of {name.text} to compare with"
+                findings.append(Finding("comparison", f"{why} {values[-1].text}"))
+                continue
         if right is None:
             continue
         before = [m for m in before if m.kind == right.kind]  # a spread against a spread
@@ -1011,8 +1101,9 @@ _NEGATED = re.compile(r"(?:不|没有|没|未|并非|not|never|n't)\s*$", re.IGN
 
 _FROM_TO_MOVE = re.compile(
     r"从\s*(?P<a>[-−]?\d[\d.,]*)\s*%?\s*(?:[^\d，；;。]{0,6}?)"
-    r"(?:(?P<up>升|增|提高|提升|上升|涨|增长|增加)|(?P<down>降|减|下降|降低|跌|回落|减少|下滑|掉))了?\s*(?:到|至)\s*"
-    r"(?P<b>[-−]?\d[\d.,]*)"
+    r"(?:(?P<up>升|增|提高|提升|上升|涨|增长|增加)|(?P<down>降|减|下降|降低|跌|回落|减少|下滑|掉))了?\s*"
+    rf"(?:{TO_WORD})\s*(?P<b>[-−]?\d[\d.,]*)",
+    re.IGNORECASE,
 )
 
 
@@ -1090,6 +1181,143 @@ def _tied(plain: str, start: int, end: int, number: NumberMention) -> bool:
     if end <= number.start <= end + 14:
         return not _BREAK.search(plain[end : number.start])
     return number.end <= start <= number.end + 6 and not _BREAK.search(plain[number.end : start])
+
+
+# "BART 自己的 23.78，多任务的 23.24 略高": a comparative right after a number, of no "比"
+# or "than", compares it with the number of the clause before
+_TRAILING_COMPARATIVE = re.compile(
+    r"^\s?(?:略|更|稍|还要|要)(?P<adjective>高|低|大|小|多|少|长|短)(?!于)"
+)
+_THAN_WORD = re.compile(r"比|于|than", re.IGNORECASE)
+
+
+def _trailing_findings(claim: _Claim) -> list[Finding]:
+    plain = claim.plain
+    levels = [m for m in _levels_of(plain) if m.kind == "value" and m.pair is None]
+    findings = []
+    for number in levels:
+        said = _TRAILING_COMPARATIVE.match(plain[number.end :])
+        if said is None:
+            continue
+        start = _break_start(plain, number.start)
+        if _THAN_WORD.search(plain[start : number.start]) or start == 0:
+            continue
+        previous = _break_start(plain, start - 1)
+        before = [m for m in levels if previous <= m.start < start and m.unit == number.unit]
+        if len(before) != 1 or _is_count(plain, before[0]) or _is_count(plain, number):
+            continue
+        a, b = before[0].value * before[0].scale, number.value * number.scale
+        up = said.group("adjective") in "高大多长"
+        if a != b and (b > a) != up:
+            side = "above" if up else "below"
+            findings.append(Finding("comparison", f"{number.text} is not {side} {before[0].text}"))
+    return findings
+
+
+def _segments(plain: str) -> list[tuple[int, int]]:
+    """What a claim says of one thing: a results row's cells, else its comma clauses; the
+    items of a list, a pair or a bracket ("0.14/0.14、0.84/0.88", "分别为 0.84 和 0.88") apart."""
+    items = r"、|；|[（）()/]|和|与|及|分别|\band\b|\bvs\.?|对"
+    cut = rf" \| |{items}" if " | " in plain else rf"{items}|[，;。!?！？\n]|,(?!\d{{3}})"
+    # an interval's comma ("[-20,-5.1]") is inside one thing
+    masked = re.sub(r"\[[^\[\]]{0,40}\]", lambda m: "_" * len(m.group(0)), plain)
+    edges = [0]
+    for match in re.finditer(cut, masked):
+        edges += [match.start(), match.end()]
+    edges.append(len(plain))
+    return [(edges[i], edges[i + 1]) for i in range(0, len(edges) - 1, 2)]
+
+
+def _same_row_findings(claim: _Claim) -> list[Finding]:
+    """ "k∈[-20,-5.1]：β=1.038" citing the cell of [-20,-5.1] in row 4 and the β=1.038 of
+    row 7: numbers said together of one thing, each found only in cells of one cited table,
+    must come from one row or one column of it."""
+    findings: list[Finding] = []
+    cells = [u for _, u in claim.units if u.kind == "cell"]
+    if len(cells) < 2:
+        return findings
+    for start, end in _segments(claim.plain):
+        places: list[set[tuple[str, int, int]]] = []
+        for number in claim.numbers:
+            if not start <= number.start < end:
+                continue
+            found = {
+                (u.table, u.row, u.column)
+                for u in cells
+                for m in u.mentions[: u.own if u.own >= 0 else None]
+                if supports(number, m, cell=True)
+            }
+            if found:
+                places.append(found)
+        tables = {t for found in places for t, _, _ in found}
+        if len(places) < 2 or len(tables) != 1:
+            continue
+        rows = set.intersection(*({r for _, r, _ in found} for found in places))
+        columns = set.intersection(*({c for _, _, c in found} for found in places))
+        if not rows and not columns:
+            said = claim.plain[start:end].strip()[:40]
+            why = f"“{said}” joins values of different rows and columns of {tables.pop()}"
+            findings.append(Finding("name", why))
+    return findings
+
+
+# a formula with an exponent: "C|k+3|^(-α)", "De^(-β|k+3|)"
+_FORMULA = re.compile(r"[A-Za-zΑ-Ωα-ω|\\][^\s，,。；;、]*\^\([^()\s]{1,20}\)")
+
+
+def _formula_findings(claim: _Claim) -> list[Finding]:
+    """ "C|k+3|^(α)" for the cited "Sₖ=C|k+3|^(-α)": a formula the claim writes that a cited
+    unit writes only with the exponent's sign the other way (a decay turned into growth)."""
+    cited = [fold_formula(re.sub(r"\\([|\[\]])", r"\1", u.text)) for _, u in claim.units]
+    findings = []
+    for match in _FORMULA.finditer(claim.plain):
+        mine = fold_formula(re.sub(r"\\([|\[\]])", r"\1", match.group(0)))
+        if any(mine in text for text in cited):
+            continue
+        flipped = re.sub(r"\^\((-?)", lambda m: "^(" + ("" if m.group(1) else "-"), mine)
+        if any(flipped in text for text in cited):
+            findings.append(Finding("direction", f"{match.group(0)}: the cited units write the "
+                                    "exponent with the other sign"))  # fmt: skip
+    return findings
+
+
+# ------------------------------------------------------------------- superlatives
+# a superlative and its opposite: "最短" where the cited sentence says "the longest"
+_SUPERLATIVES = (
+    (r"最长|\blongest\b", r"最短|\bshortest\b"),
+    (r"最高|\bhighest\b", r"最低|\blowest\b"),
+    (r"最大|\blargest\b|\bbiggest\b", r"最小|\bsmallest\b"),
+    (r"最多", r"最少|\bfewest\b"),
+    (r"最好|最优|最佳|\bbest\b", r"最差|\bworst\b"),
+    (r"最快|\bfastest\b", r"最慢|\bslowest\b"),
+    (r"最强|\bstrongest\b", r"最弱|\bweakest\b"),
+)
+_SUPERLATIVE_RE = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in _SUPERLATIVES)
+
+
+def _superlative_findings(claim: _Claim) -> list[Finding]:
+    """ "PRIMERA 416.3（各模型中最短）" against the cited "PRIMERA produces the longest
+    summaries": a superlative said in the clause of a name where a cited sentence naming it
+    says only the opposite one."""
+    findings = []
+    names = names_in(claim.plain)
+    for said_pattern, opposite_pattern in [*_SUPERLATIVE_RE, *((b, a) for a, b in _SUPERLATIVE_RE)]:
+        for said in said_pattern.finditer(claim.plain):
+            if _NEGATED.search(claim.plain[max(0, said.start() - 4) : said.start()]):
+                continue
+            start = _break_start(claim.plain, said.start())
+            after = _BREAK.search(claim.plain, said.end())
+            end = after.start() if after else len(claim.plain)
+            keys = {name_key(n.text) for n in names if start <= n.start < end}
+            for _, unit in claim.units:
+                if unit.kind != "sentence" or said_pattern.search(unit.text):
+                    continue
+                opposite = opposite_pattern.search(unit.text)
+                if opposite and any(k and k in name_key(unit.text) for k in keys):
+                    findings.append(Finding("direction", f"“{said.group(0)}”: the cited "
+                                            f"{unit.id} says “{opposite.group(0)}”"))  # fmt: skip
+                    break
+    return findings
 
 
 # ------------------------------------------------------------------- dimensionality
@@ -1186,14 +1414,14 @@ def _typed_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[
     must be that computation of the two levels the claim itself states."""
     findings = []
     for number in numbers:
-        clause = plain[max(0, number.start - 16) : number.start]
-        if not (RELATIVE_WORD.search(clause) or ABSOLUTE_WORD.search(clause)):
+        typed = typing_word(plain, number)
+        if not typed:
             continue
-        cell = plain.rfind(" | ", 0, number.start) + 1  # the levels it is computed from: before it
+        # the levels it is computed from: before it (in a results row, the cells before it)
         levels = [
             m
             for m in numbers
-            if cell <= m.start < number.start
+            if m.start < number.start
             and m.value != number.value
             and not is_change(plain, m)
             and not _assigned(plain, m)  # a signed number is a change
@@ -1206,10 +1434,36 @@ def _typed_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[
             if a.unit == b.unit and a.dimension == b.dimension
         ]
         allowed = computations(plain, number)
-        if pairs and not any(derives(number, a.value, b.value, a.unit, allowed) for a, b in pairs):
+        # an absolute change written with "%" is a difference in points of the two levels
+        said = replace(number, unit="pp") if typed == "absolute" and number.unit == "%" else number
+        if pairs and not any(derives(said, a.value, b.value, a.unit, allowed) for a, b in pairs):
             kind = "relative" if "relative" in allowed else "absolute"
             findings.append(Finding("quantity", f"{number.text} is not the {kind} change of "
                                     "the levels the claim states"))  # fmt: skip
+    return findings + _ratio_against_levels(plain, numbers)
+
+
+def _ratio_against_levels(plain: str, numbers: Sequence[NumberMention]) -> list[Finding]:
+    """ "动作数翻了两番（382.4 → 785.5）": a factor said with the two levels it relates, in its
+    clause (brackets included), must be their ratio."""
+    findings = []
+    for number in numbers:
+        if number.unit != "x" or number.bound:
+            continue
+        start = _break_start(plain, number.start)
+        after = _BREAK.search(plain, number.end)
+        end = after.start() if after else len(plain)
+        levels = [
+            m for m in numbers
+            if start <= m.start < end and m is not number and m.kind == "value"
+            and m.pair is None and not m.unit and not _assigned(plain, m) and m.value > 0
+        ]  # fmt: skip
+        if len(levels) != 2:
+            continue
+        low, high = sorted(m.value * m.scale for m in levels)
+        if not derives(number, low, high, "", ("ratio",)):
+            findings.append(Finding("quantity", f"{number.text} is not the ratio of "
+                                    f"{levels[0].text} and {levels[1].text}"))  # fmt: skip
     return findings
 
 
@@ -1237,8 +1491,74 @@ def _named_source(plain: str, number: NumberMention) -> str:
 _OTHER_UNIT = {"%": "pp", "pp": "%"}
 
 
+_COUNTED_NAME = re.compile(
+    r"^\s?[个篇项种类次条名位组轮步层份例场套款家所人道题张幅段处]?\s?([A-Za-z][A-Za-z0-9-]+)"
+)
+
+
+def _count_of_named(plain: str, number: NumberMention, units: Sequence[tuple[str, Unit]]) -> str:
+    """ "两个 SDS 任务" where a cited unit says "three … (SDS) tasks": a count of a named thing
+    must be the count the cited units give right before that name; "" when they give none,
+    or give this one."""
+    if number.unit or number.pair is not None or number.decimals or not _counts(plain, number):
+        return ""
+    named = _COUNTED_NAME.match(plain[number.end : number.end + 12])
+    if named is None:
+        return ""
+    near = re.compile(rf"^[^.;:!?]{{0,60}}?\b{re.escape(named.group(1))}\b", re.IGNORECASE)
+    given = {
+        m.value
+        for _, unit in units
+        for m in unit.evidence
+        if not m.unit and not m.decimals and m.pair is None and near.match(unit.text[m.end :])
+    }
+    if not given or number.value in given:
+        return ""
+    said = "/".join(f"{v:g}" for v in sorted(given))
+    return f"{number.text} {named.group(1)}: the cited units count {said}"
+
+
+def _computed_from(
+    number: NumberMention,
+    plain: str,
+    units: Sequence[tuple[str, Unit]],
+    numbers: Sequence[NumberMention],
+) -> bool:
+    """Whether ``number`` is computed from two levels: the two its clause states when it
+    states two ("19.91 → 35.62 | +15.71 个百分点"), else two the cited units state; the
+    number as written, never a bound (an approximation or a bound would admit any pair of a
+    table's many values)."""
+    if number.bound:
+        return False  # two levels give a value; "20 个百分点以上" restates a stated bound
+    exact = replace(number, approx=False)
+    allowed = computations(plain, number)
+    pairs = _own_levels(number, plain, numbers)
+    if pairs:
+        return any(derives(exact, a.value, b.value, a.unit, allowed) for a, b in pairs)
+    return derived(exact, units, allowed) is not None
+
+
+def _own_levels(
+    number: NumberMention, plain: str, numbers: Sequence[NumberMention]
+) -> list[tuple[NumberMention, NumberMention]]:
+    """The pairs of levels the claim states before ``number`` in its clause (a results row:
+    in the cells before it), of one unit: what a change it states is computed from."""
+    start = 0 if " | " in plain else _break_start(plain, number.start)
+    own = [
+        m for m in numbers
+        if m is not number and m.kind == "value" and m.pair is None
+        and start <= m.start < number.start
+        and not is_change(plain, m) and not _assigned(plain, m) and m.unit in ("", "%")
+    ]  # fmt: skip
+    return [(a, b) for a, b in itertools.combinations(own, 2) if a.unit == b.unit]
+
+
 def _stated_in_other_unit(
-    number: NumberMention, matched: Options, plain: str, units: Sequence[tuple[str, Unit]]
+    number: NumberMention,
+    matched: Options,
+    plain: str,
+    units: Sequence[tuple[str, Unit]],
+    numbers: Sequence[NumberMention] = (),
 ) -> str:
     """Points written as percent or percent as points, where a cited unit says which: "提高
     1.11%" for the paper's "1.11 percentage points" (a fraction cell 0.0111 would read as
@@ -1254,27 +1574,27 @@ def _stated_in_other_unit(
         for _, unit in units
         for m in unit.evidence
     )
-    if not stated or derived(number, units, computations(plain, number)) is not None:
+    if not stated or _computed_from(number, plain, units, numbers):
         return ""
     return "percentage points" if other == "pp" else "percent"
 
 
-def _model_size(number: NumberMention, units: Sequence[tuple[str, Unit]], sources: Sources) -> bool:
-    """ "7B 论文检索 agent" of the paper's "PaSa-7b": a model size its names carry is a name,
-    not a result (a size no model of the paper has is checked as any number)."""
-    if not re.fullmatch(r"\d+(?:\.\d+)?\s?[BbMm]", number.text):
+_GLUED_TERM = re.compile(r"\d+(?:\.\d+)?-?[A-Za-z]+")
+
+
+def _papers_term(
+    number: NumberMention, units: Sequence[tuple[str, Unit]], sources: Sources
+) -> bool:
+    """ "7B 论文检索 agent" of the paper's "PaSa-7b", "5-fold" of its "5-fold cross-validation":
+    a number glued to a word that the paper writes as that same term is the name of its
+    model or setup, not a result (a term the paper never writes, "13B", "10-fold", is
+    checked as any number)."""
+    written = number.text.replace(" ", "")
+    if not _GLUED_TERM.fullmatch(written):
         return False
-    size = re.compile(rf"[-_ ]{re.escape(number.text.replace(' ', ''))}\b", re.IGNORECASE)
+    term = re.compile(rf"(?:^|[^\w.]|[-_]){re.escape(written)}(?!\w)", re.IGNORECASE)
     indexes = [sources.papers[p] for p in {p for p, _ in units} if p in sources.papers]
-    return any(size.search(u.text) for index in indexes for u in index)
-
-
-def _plain_value(mention: NumberMention) -> float:
-    """A number as a plain fraction-or-value: 2/7 → 0.2857, 82% → 0.82, 八成 → 0.8."""
-    if mention.pair is not None and mention.pair[1]:
-        return mention.pair[0] / mention.pair[1]
-    value = mention.value * mention.scale
-    return value / 100 if mention.unit in ("%", "pp") else value
+    return any(term.search(u.text) for index in indexes for u in index)
 
 
 _BRACKET_GAP = re.compile(
@@ -1294,9 +1614,9 @@ def _restates_neighbour(
     if number.bound and every:  # "0.84 和 0.88（均超过八成）": a bound on each number before it
         edge = _clause_start(plain, max(0, number.start - 12 + every.start()))
         before = [n for n in numbers if n.end <= number.start and n.start >= edge and not n.bound]
-        limit = _plain_value(number)
+        limit = plain_value(number)
         return bool(before) and all(
-            _plain_value(n) >= limit if number.bound == "over" else _plain_value(n) <= limit
+            plain_value(n) >= limit if number.bound == "over" else plain_value(n) <= limit
             for n in before
         )
     for other in numbers:
@@ -1313,10 +1633,10 @@ def _restates_neighbour(
         gap = plain[end : number.start]
         if not (_BRACKET_GAP.match(gap) or number.bound and _CLAUSE_GAP.match(gap)):
             continue
-        a, b = _plain_value(other), _plain_value(number)
+        a, b = plain_value(other), plain_value(number)
         if other.bound or number.bound:  # a bound may also follow in the next clause
             bound, value = (other, b) if other.bound else (number, a)
-            limit = _plain_value(bound)
+            limit = plain_value(bound)
             return value >= limit if bound.bound == "over" else value <= limit
         half = 0.5 * 10 ** (-number.decimals) * (0.01 if number.unit in ("%", "pp") else 1)
         return abs(a - b) <= max(half, 0.02 * abs(a)) + 1e-12
@@ -1330,10 +1650,6 @@ _INTERVAL = re.compile(
 _SETTING_UNITS = 3  # a symbol's value the paper states this often is its setup
 
 
-def _folded(text: str) -> str:
-    return re.sub(r"\s|\\,", "", text).replace("−", "-").replace("＝", "=")
-
-
 def _settings_stated(
     plain: str, numbers: Sequence[NumberMention], indexes: Sequence[UnitIndex]
 ) -> set[int]:
@@ -1344,21 +1660,64 @@ def _settings_stated(
     if not indexes:
         return set()
     found: set[int] = set()
-    texts = [_folded(u.text) for index in indexes for u in index]
+    texts = [fold_formula(u.text) for index in indexes for u in index]
     for interval in _INTERVAL.finditer(plain):
         inside = [n for n in numbers if interval.start() <= n.start < interval.end()]
-        folded = _folded(interval.group("interval"))
+        folded = fold_formula(interval.group("interval"))
         if len(inside) == 2 and any(folded in text for text in texts):
             found |= {id(n) for n in inside}
     for number in numbers:
         setting = _SETTING.search(plain[max(0, number.start - 8) : number.start])
         if setting is None or number.pair is not None or number.unit:
             continue
-        stated = _folded(f"{setting.group('symbol')}={number.text}")
+        stated = fold_formula(f"{setting.group('symbol')}={number.text}")
         pattern = re.compile(rf"(?<![\w.]){re.escape(stated)}(?![\d.])")
         if sum(1 for text in texts if pattern.search(text)) >= _SETTING_UNITS:
             found.add(id(number))
     return found
+
+
+def _grid_row_finding(plain: str, number: NumberMention, options: Options) -> Finding | None:
+    """ "LED-16384 24.13" where the flattened table (``grid``) has 24.13 only in the row of
+    LED-4096: the name a claim gives a value must be the label of a row that holds it. The
+    name is the last row label the claim says before the number, in its clause or (in a
+    results row) in an earlier cell that states no number itself. Not decided when a
+    supporting value is outside a flattened table or no row label is said."""
+    placed: list[tuple[str, set[str]]] = []  # (the value's row label, every row label)
+    for _, unit, mention in options:
+        rows = grid_rows(unit)
+        label = next((r.label for r in rows if any(c is mention for c in r.cells)), None)
+        if label is None:
+            return None
+        placed.append((name_key(label), {name_key(r.label) for r in rows}))
+
+    def labels_a_row(name: Name) -> bool:
+        key = name_key(name.text)
+        return len(key) >= 3 and any(label.endswith(key) for _, every in placed for label in every)
+
+    own = _clause_start(plain, number.start)
+
+    def speaks_of_it(name: Name) -> bool:  # its clause, or a number-free cell before it
+        if name.start >= own:
+            return True
+        if " | " not in plain:
+            return False
+        cell_start = plain.rfind(" | ", 0, name.start) + 1
+        cell_end = plain.find(" | ", name.start)
+        cell = plain[cell_start : cell_end if cell_end >= 0 else len(plain)]
+        return not any(m.kind == "value" and not m.in_name for m in find_numbers(cell))
+
+    said = [
+        n for n in names_in(plain) if n.end <= number.start and labels_a_row(n) and speaks_of_it(n)
+    ]
+    if not said:
+        return None
+    name = said[-1]
+    key = name_key(name.text)
+    for label, every in placed:
+        if label.endswith(key) or not any(other.endswith(key) for other in every):
+            return None  # in its row, or a table that labels no row so (its header is above)
+    return Finding("name", f"{number.text} is not in the row of {name.text} of the cited table")
 
 
 def _quantity_findings(
@@ -1372,7 +1731,10 @@ def _quantity_findings(
     candidates: list[tuple[NumberMention, Options]] = []
     settings = _settings_stated(plain, claim.numbers, [sources.papers[p] for p in
                                 {p for p, _ in units} if p in sources.papers])  # fmt: skip
-    conflicts, bound = bindings(plain, [u.text for _, u in units], claim.bindable)
+    # a symbol the cited sentence uses may be bound in the sentence before it ("G₀=5/2. …
+    # b₁≈2G₀ … coincide with 5": G₀ is 5/2, not 5)
+    said = [u.text if u.kind == "cell" else f"{u.context} {u.text}" for _, u in units]
+    conflicts, bound = bindings(plain, said, claim.bindable)
     setup = [n for n in claim.numbers if id(n) in settings]  # the paper's own, whatever is cited
     findings += [
         Finding(c.check, c.detail)
@@ -1383,7 +1745,7 @@ def _quantity_findings(
         if any(a <= number.start < b for a, b in bound):  # "⟨Hₖ⟩=3.5" for the cited "⟨Hₖ⟩=7/2"
             support.append((number.text, units[0][0], units[0][1].id))
             continue
-        if id(number) in settings or _model_size(number, units, sources):
+        if id(number) in settings or _papers_term(number, units, sources):
             support.append((number.text, units[0][0], units[0][1].id))
             continue
         # in "B trails A by 37.78%" the number's direction is the comparison's, whose order
@@ -1405,7 +1767,11 @@ def _quantity_findings(
                                         f"{source} states"))  # fmt: skip
                 continue
             matched = own or matched
-        other_unit = _stated_in_other_unit(number, matched, plain, units)
+        recount = _count_of_named(plain, number, units)
+        if recount:
+            findings.append(Finding("quantity", recount))
+            continue
+        other_unit = _stated_in_other_unit(number, matched, plain, units, claim.numbers)
         if other_unit:
             findings.append(Finding("quantity", f"{number.text}: the cited units state it in "
                                     f"{other_unit}"))  # fmt: skip
@@ -1424,6 +1790,12 @@ def _quantity_findings(
             continue
         if not matched:
             computed = _computed(number, plain, units)
+            pairs = _own_levels(number, plain, claim.numbers)
+            if computed is not None and pairs and not any(
+                derives(replace(number, approx=False), a.value, b.value, a.unit,
+                        computations(plain, number)) for a, b in pairs
+            ):  # fmt: skip
+                computed = None  # the claim states the levels it is a change of: not these
             if computed is not None:
                 unit_id, direction = computed
                 if not _agrees(claimed, direction):
@@ -1454,12 +1826,51 @@ def _quantity_findings(
                         "opposite direction")
             )  # fmt: skip
             continue
+        wrong_row = _grid_row_finding(plain, number, agreeing)
+        if wrong_row is not None:
+            findings.append(wrong_row)
+            continue
         candidates.append((number, agreeing))
     findings += [
         Finding("quantity", f"{number.text} is claimed more often than the cited units state it")
         for number in _assign(candidates, plain, units, support)
     ]
+    findings += _reference_findings(claim, compared, support, sources.allowed_names)
     return findings + _typed_against_levels(plain, claim.numbers)
+
+
+def _reference_findings(
+    claim: _Claim,
+    compared: Sequence[Comparison],
+    support: Sequence[tuple[str, str, str]],
+    allowed: frozenset[str],
+) -> list[Finding]:
+    """ "Recall@20 比 Google Scholar 高 37.78%" where the sentence stating 37.78% measures it
+    against Google with GPT-4o: the reference a change is measured from must be named in the
+    cited sentence that states the change."""
+    findings = []
+    stated = {text: unit_id for text, _, unit_id in support}
+    units = {unit.id: unit for _, unit in claim.units}
+    for comparison in compared:
+        key = name_key(comparison.right.text)
+        if not key or key in allowed or key in KIND_TERMS:
+            continue
+        end = _BREAK.search(claim.plain, comparison.cue_start)
+        for number in claim.numbers:
+            if (
+                not comparison.right.end
+                <= number.start
+                < (end.start() if end else len(claim.plain))
+            ):
+                continue
+            unit = units.get(stated.get(number.text, ""))
+            if unit is None or unit.kind != "sentence" or grid_rows(unit):
+                continue
+            if not is_change(claim.plain, number) or key in _unit_keys(unit):
+                continue
+            findings.append(Finding("name", f"{number.text} is stated in {unit.id} against "
+                                    f"another reference than {comparison.right.text}"))  # fmt: skip
+    return findings
 
 
 def check_claim(
@@ -1513,13 +1924,15 @@ def check_claim(
     if claim.units:
         findings += _name_findings(claim, sources, sources.papers)
         sided, by_sides = _sides_findings(claim)
-        findings += sided + _comparison_findings(claim, by_sides)
-        findings += _dimension_findings(claim)
+        findings += sided + _comparison_findings(claim, by_sides, sources.allowed_names)
+        findings += _dimension_findings(claim) + _superlative_findings(claim)
+        findings += _trailing_findings(claim) + _same_row_findings(claim)
+        findings += _formula_findings(claim)
         findings += [
             Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
         ]
         findings += _moves_findings(plain)
-        ordered, decided = _ordered_numbers(claim, names, sources.papers)
+        ordered, decided = _ordered_numbers(claim, names, sources.papers, sources.allowed_names)
         decided |= by_sides
         findings += ordered + _polarity_findings(claim, names, compared, decided)
     return ClaimCheck(paper, section, plain, refs, tuple(findings), tuple(support), line)
