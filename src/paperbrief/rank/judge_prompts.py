@@ -40,10 +40,13 @@ class ScreenAnswer(BaseModel):
     papers: list[ScreenVerdict]
 
 
+def judge_profile(profile: Profile) -> str:
+    """The reader as the judge's prefix shows them."""
+    return prompts.describe_profile(profile)
+
+
 def reader_prefix(profile: Profile, taste: str) -> str:
-    return prompts.load("judge_reader").substitute(
-        profile=prompts.describe_profile(profile), taste=taste
-    )
+    return prompts.load("judge_reader").substitute(profile=judge_profile(profile), taste=taste)
 
 
 def judge_system(profile: Profile, taste: str) -> str:
