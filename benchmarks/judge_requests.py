@@ -105,13 +105,12 @@ def sizes(args: argparse.Namespace) -> None:
     profile = load_profile(args.profile)
     days = replay_days(args, wanted)
     print(f"budget {profile.rank.judge_prompt_tokens:,} prompt tokens a day")
-    first = True
+    # the composition of the last day's request: its taste block is the fullest
     for day in days:
         assert day.judged is not None
         head = day.judged.head
         costs = [prompt_tokens(request(day, pid, args.profile)) for pid in head]
-        if first:
-            first = False
+        if day is days[-1]:
             messages = request(day, head[len(head) // 2], args.profile)
             parts = composition(messages, judge_profile(profile), day.reader.reader.taste)
             total = prompt_tokens(messages)
@@ -123,6 +122,8 @@ def sizes(args: argparse.Namespace) -> None:
             print(f"  shared prefix (system message, same for every paper of the day): {shared:,}")
             old = estimate_tokens(describe_profile(profile))
             print(f"  (the writers' describe_profile of the same reader: {old:,})")
+            if args.print_request:
+                print(render_request(messages))
         t = day.judged.tokens
         print(
             f"{day.day.day}: head {len(head)} (cut by budget: {day.judged.head_cut_by_budget});"
@@ -199,7 +200,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         command.add_argument("--cache", type=Path, default=Path("/tmp/paperbrief-bench.db"))
         command.add_argument("--judge-replay", type=Path, required=True)
         command.add_argument("--days", type=date.fromisoformat, nargs="*", default=None)
-        if name != "sizes":
+        if name == "sizes":
+            command.add_argument("--print-request", action="store_true")
+        else:
             command.add_argument("--out", type=Path, required=True)
         if name == "write":
             command.add_argument("--old-heads", type=Path, required=True)
