@@ -15,8 +15,11 @@ from paperbrief.models import Paper
 from paperbrief.profile import Profile
 from paperbrief.text import split_sentences
 
-# Key phrases per line shown to the judge (as many as ``prompts.describe_profile`` shows).
+# Of a line's first KEY_PHRASES key phrases (as many as ``prompts.describe_profile`` shows),
+# those its description does not spell, at most NEW_PHRASES: the profile stands in every
+# judge and screen request of the day.
 KEY_PHRASES = 8
+NEW_PHRASES = 5
 
 
 def _untitled(schema: object) -> object:
@@ -74,17 +77,17 @@ def _priority(weight: float) -> str:
 def judge_profile(profile: Profile) -> str:
     """The reader as the judge's prefix shows them: ``prompts.describe_profile`` made
     compact, since this text is paid for in every request of the day. Each line keeps its
-    name and label (``line_named`` reads them back), its description and its first
-    ``KEY_PHRASES`` key phrases, less those its description already spells (hyphens and
-    case aside); Chinese key phrases only for a line without English ones (the papers are
-    in English). Assets and avoided topics as ``describe_profile`` has them, one line each."""
+    name and label (``line_named`` reads them back), its description and the key phrases
+    its description does not already spell (hyphens and case aside; Chinese key phrases
+    only for a line without English ones: the papers are in English). Assets and avoided
+    topics on one line each."""
     out = [f"Reader: {profile.name}", "Research lines (strongest first):"]
     for number, line in enumerate(profile.research_lines, 1):
         description = " ".join(line.description.split())
         seen = _folded(description)
         phrases = (line.keywords or line.keywords_zh)[:KEY_PHRASES]
-        extra = [k for k in phrases if _folded(k) not in seen]
-        also = f" Key phrases: {', '.join(extra)}." if extra else ""
+        extra = [k for k in phrases if _folded(k) not in seen][:NEW_PHRASES]
+        also = f" Also: {', '.join(extra)}." if extra else ""
         out.append(f"Line {number} — {line.name}{_priority(line.weight)}: {description}{also}")
     if profile.assets:
         assets = [f"{a.name} ({a.kind}): {' '.join(a.description.split())}" for a in profile.assets]

@@ -37,7 +37,7 @@ MAX_KEPT = 16
 MAX_PASSED = 8
 PASSED_WINDOW_DAYS = 90
 NOTE_CHARS = 160
-TITLE_CHARS = 72
+TITLE_CHARS = 64
 
 NO_FEEDBACK = "(No feedback yet: rate by the reader's description alone.)"
 
@@ -143,12 +143,9 @@ def render_taste(examples: TasteExamples) -> str:
         return NO_FEEDBACK
     parts = []
     if examples.kept:
-        parts.append("Kept (picked, liked or saved; the reader's note after —), oldest first:")
+        parts.append("Kept (picked, liked or saved; their note after —), oldest first:")
         parts += ['<paper key="kept">', *map(_line, examples.kept), "</paper>"]
     if examples.passed:
-        parts.append(
-            "Seen and passed over (disliked or not interested when marked, else the nearest"
-            " misses), oldest first:"
-        )
+        parts.append("Passed over (disliked or not interested, else seen near misses), oldest first:")
         parts += ['<paper key="passed">', *map(_line, examples.passed), "</paper>"]
     return "\n".join(parts)
