@@ -55,7 +55,9 @@ def request(day: EvaluatedDay, paper_id: str, profile_path: Path) -> list[Messag
     return sent(judge_messages(profile, day.reader.reader.taste, [paper], ["P01"]), JudgeAnswer)
 
 
-def composition(messages: Sequence[Message], profile_text: str, taste: str) -> list[tuple[str, int]]:
+def composition(
+    messages: Sequence[Message], profile_text: str, taste: str
+) -> list[tuple[str, int]]:
     """(part, tokens) of one request, in order; the parts add up to the request."""
     system, user = messages[0]["content"], messages[1]["content"]
     body, _, schema = system.partition(SCHEMA_NOTE)
@@ -127,8 +129,9 @@ def sizes(args: argparse.Namespace) -> None:
         t = day.judged.tokens
         print(
             f"{day.day.day}: head {len(head)} (cut by budget: {day.judged.head_cut_by_budget});"
-            f" per-paper request mean {sum(costs) / max(len(costs), 1):,.0f}, max {max(costs, default=0):,};"
-            f" screen {t.screen_prompt:,} in {t.screen_requests} requests; reads {t.judge_prompt:,};"
+            f" per-paper request mean {sum(costs) / max(len(costs), 1):,.0f},"
+            f" max {max(costs, default=0):,}; screen {t.screen_prompt:,}"
+            f" in {t.screen_requests} requests; reads {t.judge_prompt:,};"
             f" day {t.prompt:,}; shared prefix {t.prefix_share:.3f}"
         )
 

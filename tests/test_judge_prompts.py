@@ -58,9 +58,11 @@ def test_the_judges_profile_keeps_every_line_its_phrases_and_what_to_avoid():
 def test_an_answer_to_the_earlier_prompt_still_validates():
     answer = JudgeAnswer.model_validate_json(json.dumps(EARLIER_ANSWER, ensure_ascii=False))
     assert answer.papers[0].relevance == 62 and answer.papers[0].line == "Agent 边际价值实证"
-    schema = json.loads(sent([{"role": "system", "content": ""}], JudgeAnswer)[0]["content"].split(
-        "JSON Schema:\n"
-    )[1])
+    schema = json.loads(
+        sent([{"role": "system", "content": ""}], JudgeAnswer)[0]["content"].split(
+            "JSON Schema:\n"
+        )[1]
+    )
     verdict = schema["$defs"]["JudgeVerdict"]
     assert set(verdict["properties"]) == set(EARLIER_ANSWER["papers"][0])
     assert verdict["properties"]["relevance"] == {"maximum": 100, "minimum": 0, "type": "integer"}
@@ -115,9 +117,7 @@ def test_the_head_is_as_many_readings_as_the_budget_buys_after_the_screen():
 def test_every_request_of_a_day_repeats_one_prefix_and_delimits_the_paper():
     profile = load_profile(EXAMPLE_PROFILE)
     taste = '<paper key="kept">\n- A kept title\n</paper>'
-    one, two = (
-        judge_messages(profile, taste, [s.paper], ["P01"]) for s in papers(2)
-    )
+    one, two = (judge_messages(profile, taste, [s.paper], ["P01"]) for s in papers(2))
     assert one[0] == two[0] and taste in one[0]["content"]
     assert one[1]["content"].count('<paper key="P01">') == 1
     assert one[1]["content"].rstrip().endswith("</paper>")

@@ -92,7 +92,9 @@ def test_a_taste_title_is_one_short_line(tmp_path, papers, embedder):
     block = render_taste(taste_examples(store.feedback.events(), {long.id: long}, embedder))
     entry = block.splitlines()[2]
     assert block.splitlines()[3] == "</paper>" and entry.startswith("- Agents - fake entry word")
-    assert entry.endswith(" (saved)") and len(entry) <= len("- ") + TITLE_CHARS + len(" …") + len(" (saved)")
+    assert entry.endswith(" (saved)") and len(entry) <= len("- ") + TITLE_CHARS + len(" …") + len(
+        " (saved)"
+    )
 
 
 def test_the_kept_list_is_the_newest_kept_papers(tmp_path, papers, embedder):

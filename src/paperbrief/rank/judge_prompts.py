@@ -25,7 +25,9 @@ NEW_PHRASES = 5
 def _untitled(schema: object) -> object:
     """A JSON Schema without pydantic's generated ``title`` strings (no field is named so)."""
     if isinstance(schema, dict):
-        return {k: _untitled(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+        return {
+            k: _untitled(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))
+        }
     if isinstance(schema, list):
         return [_untitled(v) for v in schema]
     return schema

@@ -146,6 +146,8 @@ def render_taste(examples: TasteExamples) -> str:
         parts.append("Kept (picked, liked or saved; their note after —), oldest first:")
         parts += ['<paper key="kept">', *map(_line, examples.kept), "</paper>"]
     if examples.passed:
-        parts.append("Passed over (disliked or not interested, else seen near misses), oldest first:")
+        parts.append(
+            "Passed over (disliked or not interested, else seen near misses), oldest first:"
+        )
         parts += ['<paper key="passed">', *map(_line, examples.passed), "</paper>"]
     return "\n".join(parts)
