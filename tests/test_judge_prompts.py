@@ -63,7 +63,7 @@ def test_an_answer_to_the_earlier_prompt_still_validates():
             "JSON Schema:\n"
         )[1]
     )
-    verdict = schema["$defs"]["JudgeVerdict"]
+    verdict = schema["properties"]["papers"]["items"]
     assert set(verdict["properties"]) == set(EARLIER_ANSWER["papers"][0])
     assert verdict["properties"]["relevance"] == {"maximum": 100, "minimum": 0, "type": "integer"}
     assert "title" not in json.dumps(schema)  # pydantic's titles are paid for and say nothing

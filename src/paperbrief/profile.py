@@ -213,7 +213,13 @@ class RankSettings(Strict):
         description="Papers of the cheap ranking the judge screens first from title and gist"
         " (0 = none: only the cheap top judge_always are read).",
     )
-    screen_batch_size: int = Field(25, ge=1, le=60, description="Papers per first-screen request.")
+    screen_batch_size: int = Field(
+        50,
+        ge=1,
+        le=60,
+        description="Papers per first-screen request (each request repeats the reader prefix:"
+        " fewer, larger screens leave more of judge_prompt_tokens to full readings).",
+    )
     judge_always: int = Field(
         20,
         ge=0,

@@ -22,25 +22,33 @@ KEY_PHRASES = 8
 NEW_PHRASES = 5
 
 
-def _untitled(schema: object) -> object:
-    """A JSON Schema without pydantic's generated ``title`` strings (no field is named so)."""
+def _compact(schema: object, definitions: dict[str, Any]) -> object:
+    """``schema`` without pydantic's generated ``title`` strings (no field is named so) and
+    with its ``$ref``s to ``definitions`` written out in place (ours do not recurse)."""
     if isinstance(schema, dict):
+        reference = schema.get("$ref")
+        if isinstance(reference, str) and reference.startswith("#/$defs/"):
+            return _compact(definitions[reference.removeprefix("#/$defs/")], definitions)
         return {
-            k: _untitled(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))
+            k: _compact(v, definitions)
+            for k, v in schema.items()
+            if k != "$defs" and not (k == "title" and isinstance(v, str))
         }
     if isinstance(schema, list):
-        return [_untitled(v) for v in schema]
+        return [_compact(v, definitions) for v in schema]
     return schema
 
 
 class Answer(BaseModel):
     """An answer model whose JSON Schema, which the client appends to every request
-    (``sent``), carries the structure and bounds only: what each field means is said once,
-    in the task's prompt file, and every word here is paid for in every request."""
+    (``sent``), carries the structure and bounds only, written out in place: what each field
+    means is said once, in the task's prompt file, and every word here is paid for in every
+    request."""
 
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        schema = _untitled(super().model_json_schema(*args, **kwargs))
+        full = super().model_json_schema(*args, **kwargs)
+        schema = _compact(full, full.get("$defs", {}))
         assert isinstance(schema, dict)
         return schema
 
