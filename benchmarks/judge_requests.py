@@ -20,10 +20,18 @@ per-paper request size (mean, max) and the day's judge tokens::
 ``heads`` writes each day's head (true arXiv ids, in the order chosen) to a JSON file, so
 the heads of two versions of the prompt can be compared; ``write`` writes the requests of
 the papers that enter the head since ``--old-heads`` (all of them) plus ``--already`` papers
-that were in the old head too (spread over it), one file per request::
+that were in the old head too (those with a recorded verdict first, then spread over the
+rest), one file per request::
 
     OUT/DAY/ARXIV_ID.txt   the request: its system message and its user message
-    OUT/index.json         [{"day", "id", "was_in_old_head"}, ...]
+    OUT/index.json         [{"day", "id", "was_in_old_head", "has_recorded_verdict"}, ...]
+
+``fold`` reads the answers (``OUT/DAY/ARXIV_ID.json``, the JSON object the request asks
+for), validates them as the client does, and writes a replay file: the answered verdicts
+over those of ``--judge-replay`` (its screens kept), for ``ranking_bench.py --judge-replay``::
+
+    .venv/bin/python benchmarks/judge_requests.py fold --requests OUT \\
+        --judge-replay benchmarks/data/judge-replay-dev-screened.json --out replay-new.json
 """
 
 from __future__ import annotations
@@ -35,11 +43,20 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from paperbrief.llm.repair import parse_answer
 from paperbrief.profile import load_profile
 from paperbrief.prompts import describe_profile
 from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import EvaluatedDay, evaluate_ranking
-from paperbrief.rank.judge import Message, load_replay, prompt_tokens
+from paperbrief.rank.judge import (
+    Message,
+    load_replay,
+    prompt_tokens,
+    replay_record,
+    verdicts_by_key,
+)
 from paperbrief.rank.judge_prompts import JudgeAnswer, judge_messages, judge_profile, sent
 from paperbrief.store import open_store, temporary_store
 from paperbrief.text import estimate_tokens
@@ -157,6 +174,7 @@ def write(args: argparse.Namespace) -> None:
     wanted = set(args.days or ())
     if not wanted:
         raise SystemExit("write needs --days")
+    recorded = load_replay(args.judge_replay).verdicts
     index: list[dict[str, object]] = []
     index_days: list[str] = []
     for day in replay_days(args, wanted):
@@ -170,14 +188,25 @@ def write(args: argparse.Namespace) -> None:
         # --already in all, shared out over the days (the first days take the remainder)
         share = args.already // len(wanted) + (len(index_days) < args.already % len(wanted))
         index_days.append(key)
-        step = max(len(kept) / max(share, 1), 1.0)
-        sample = [kept[int(i * step)] for i in range(min(share, len(kept)))]
+        # those with a recorded verdict first (they can be compared), then spread over the rest
+        verdicts = recorded.get(key, {})
+        sample = [(o, r) for o, r in kept if r in verdicts][:share]
+        rest = [pair for pair in kept if pair not in sample]
+        step = max(len(rest) / max(share - len(sample), 1), 1.0)
+        sample += [rest[int(i * step)] for i in range(min(share - len(sample), len(rest)))]
         folder = args.out / key
         folder.mkdir(parents=True, exist_ok=True)
         for opaque, arxiv in [*entering, *sample]:
             text = render_request(request(day, opaque, args.profile))
             (folder / f"{arxiv}.txt").write_text(text, encoding="utf-8")
-            index.append({"day": key, "id": arxiv, "was_in_old_head": arxiv in before})
+            index.append(
+                {
+                    "day": key,
+                    "id": arxiv,
+                    "was_in_old_head": arxiv in before,
+                    "has_recorded_verdict": arxiv in recorded.get(key, {}),
+                }
+            )
         print(
             f"{key}: head {len(before)} -> {len(new_head)}; {len(entering)} entering,"
             f" {len(sample)} already in it; {len(before - set(real))} left it",
@@ -188,9 +217,44 @@ def write(args: argparse.Namespace) -> None:
     print(f"wrote {len(index)} requests under {args.out}")
 
 
+def fold(args: argparse.Namespace) -> None:
+    """The answers (``DAY/ID.json`` beside each request: the JSON object it asks for) over
+    the verdicts of ``--judge-replay``, validated as the LLM client does, as a replay file."""
+    folder: Path = args.requests
+    index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
+    profile = load_profile(args.profile)
+    base = load_replay(args.judge_replay)
+    verdicts = {day: dict(found) for day, found in base.verdicts.items()}
+    problems: list[str] = []
+    for entry in index:
+        day, paper_id = str(entry["day"]), str(entry["id"])
+        path = folder / day / f"{paper_id}.json"
+        try:
+            answer = parse_answer(path.read_text(encoding="utf-8"), JudgeAnswer)
+        except (OSError, ValueError, ValidationError) as error:
+            problems.append(f"{day}/{paper_id}: {type(error).__name__}: {str(error)[:120]}")
+            continue
+        found = verdicts_by_key(answer, ["P01"], profile)
+        if "P01" not in found:
+            problems.append(f"{day}/{paper_id}: no verdict for P01")
+            continue
+        verdicts.setdefault(day, {})[paper_id] = found["P01"]
+    days = sorted(set(verdicts) | set(base.screens))
+    record = {d: replay_record(verdicts.get(d, {}), base.screens.get(d, {})) for d in days}
+    args.out.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}: {len(index) - len(problems)} of {len(index)} answers folded")
+    for problem in problems:
+        print(f"  not folded: {problem}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
+    folding = commands.add_parser("fold", help="Fold the sample's answers into a replay file.")
+    folding.add_argument("--requests", type=Path, required=True)
+    folding.add_argument("--judge-replay", type=Path, required=True)
+    folding.add_argument("--profile", type=Path, default=Path("examples/profile.toml"))
+    folding.add_argument("--out", type=Path, required=True)
     for name, text in (
         ("sizes", "Print a request's composition and each day's head and tokens."),
         ("heads", "Write each day's head (true ids) to --out."),
@@ -213,9 +277,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "--already", type=int, default=15, help="Old-head papers, in all days."
             )
     args = parser.parse_args(argv)
-    if args.days:
+    if getattr(args, "days", None):
         args.days = [d.isoformat() for d in args.days]
-    {"sizes": sizes, "heads": heads, "write": write}[args.command](args)
+    {"sizes": sizes, "heads": heads, "write": write, "fold": fold}[args.command](args)
 
 
 if __name__ == "__main__":
