@@ -21,6 +21,8 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
+from _args import add_ranking_inputs
+
 from paperbrief.profile import Profile, load_profile
 from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import PostResult, evaluate_ranking
@@ -64,9 +66,7 @@ def interval(first: list[PostResult], second: list[PostResult], key: str) -> tup
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--listings", type=Path, required=True)
-    parser.add_argument("--picks", type=Path, required=True)
-    parser.add_argument("--profile", type=Path, default=Path("examples/profile.toml"))
+    add_ranking_inputs(parser, cache=False)  # each MODEL=CACHE names its own store
     parser.add_argument("models", nargs=2, metavar="MODEL=CACHE")
     args = parser.parse_args(argv)
     profile = load_profile(args.profile)

@@ -30,9 +30,9 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
+from _args import add_judge_replay, add_ranking_inputs
 
 from paperbrief.profile import load_profile
 from paperbrief.rank import Embedder
@@ -166,11 +166,8 @@ def paired(a: Sequence[PostResult], b: Sequence[PostResult], seed: int = 7) -> d
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--listings", type=Path, required=True)
-    parser.add_argument("--picks", type=Path, required=True)
-    parser.add_argument("--profile", type=Path, default=Path("examples/profile.toml"))
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/paperbrief-bench.db"))
-    parser.add_argument("--judge-replay", type=Path, required=True)
+    add_ranking_inputs(parser)
+    add_judge_replay(parser, required=True)
     args = parser.parse_args(argv)
     profile = load_profile(args.profile)
     replay = load_replay(args.judge_replay)

@@ -20,9 +20,9 @@ import argparse
 import random
 import statistics
 from datetime import timedelta
-from pathlib import Path
 
 import numpy as np
+from _args import add_ranking_inputs
 
 from paperbrief.models import Listing, Signal
 from paperbrief.profile import Profile, load_profile
@@ -78,10 +78,7 @@ def evaluate(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--listings", type=Path, required=True)
-    parser.add_argument("--picks", type=Path, required=True)
-    parser.add_argument("--profile", type=Path, default=Path("examples/profile.toml"))
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/paperbrief-bench.db"))
+    add_ranking_inputs(parser)
     parser.add_argument("--count", type=int, default=20)
     parser.add_argument(
         "--oracle",

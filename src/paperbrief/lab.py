@@ -22,12 +22,21 @@ One reader's failure (a bad profile, a dead webhook, an unwritable output folder
 never stops the others: it becomes that reader's ``ReaderOutcome``. Only a broken store
 (``errors.StoreError``) stops the lab, since every reader needs it. The lab's exit code is
 the most serious reader's (``LabResult.exit_code``); the report names every reader.
+
+SIGINT or SIGTERM (the CLI's ``cli.common.stopping``, its ``Stop`` given to every reader's
+services) stops the lab as it stops one run: the reader whose day is under way unwinds and
+``pipeline.run_day`` records it ``interrupted`` (a send cut short stays in the journal as
+an intent, reported unknown by the rerun, never re-sent unasked); the readers after it are
+not started. The result says which reader was stopped and which were never started
+(``LabResult.stopped_by``), and its exit code is the signal's (130 / 143). A rerun finds
+the finished readers' digests published and sends them nothing; it resumes the others.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
@@ -38,6 +47,7 @@ from paperbrief.errors import (
     EXIT_DELIVERY_FAILED,
     EXIT_ERROR,
     EXIT_FALLBACKS,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     EmptyDay,
@@ -46,7 +56,7 @@ from paperbrief.errors import (
     StoreError,
 )
 from paperbrief.http import PoliteClient
-from paperbrief.models import Listing
+from paperbrief.models import DayFacts, Listing
 from paperbrief.pipeline import (
     QuietReporter,
     Reporter,
@@ -60,13 +70,18 @@ from paperbrief.profile import Profile, load_profile
 from paperbrief.publish import output_paths
 from paperbrief.rank.embed import Embedder, EmbeddingModelError
 from paperbrief.rank.text import paper_text
-from paperbrief.services import Services, network_deadline
+from paperbrief.services import ArxivEndpoints, Services, Stop, network_deadline
 from paperbrief.store import Store
 
-ReaderStatus = Literal["published", "fell-back", "not-delivered", "empty", "failed"]
-# Which reader's code the lab exits with: no digest at all first, then not delivered, then
-# published with fallbacks.
+ReaderStatus = Literal[
+    "published", "fell-back", "not-delivered", "empty", "failed", "interrupted", "not-started"
+]
+# Which reader's code the lab exits with: stopped by a signal first (that reader, and those
+# it kept from starting), then no digest at all, then not delivered, then published with
+# fallbacks.
 _SEVERITY: dict[ReaderStatus, int] = {
+    "interrupted": -2,
+    "not-started": -1,
     "failed": 0,
     "empty": 1,
     "not-delivered": 2,
@@ -100,6 +115,8 @@ class LabResult:
     papers_listed: int = 0
     papers_embedded: int = 0  # the union of every reader's candidates, embedded once
     notes: tuple[str, ...] = ()
+    stopped_by: str = ""  # the signal that stopped the lab ("SIGTERM"), if one did
+    stop_code: int = 0  # then the exit code it means (130 / 143)
 
     @property
     def published(self) -> list[ReaderOutcome]:
@@ -108,7 +125,10 @@ class LabResult:
     @property
     def exit_code(self) -> int:
         """The most serious reader's exit code (no digest, then not delivered, then
-        fallbacks; among equals the first reader's); 0 when every reader's day was clean."""
+        fallbacks; among equals the first reader's); 0 when every reader's day was clean.
+        Stopped by a signal, the signal's code (a rerun resumes)."""
+        if self.stopped_by:
+            return self.stop_code
         if not self.outcomes:
             return EXIT_USAGE
         worst = min(self.outcomes, key=lambda o: _SEVERITY[o.status])
@@ -168,13 +188,45 @@ def load_readers(files: Sequence[Path]) -> list[Reader]:
     return readers
 
 
-def shared_http(profiles: Sequence[Profile], offline: bool) -> PoliteClient | None:
+def shared_http(
+    profiles: Sequence[Profile], offline: bool, stop: Stop | None = None
+) -> PoliteClient | None:
     """One polite arXiv client for the whole lab (its one request per 3 s holds across
-    readers), its deadline the longest of the readers'; the caller closes it."""
+    readers), its deadline the longest of the readers' or ``stop``; the caller closes it."""
     if offline:
         return None
     minutes = max((p.run.deadline_minutes for p in profiles), default=60.0)
-    return PoliteClient(deadline=network_deadline(minutes))
+    return PoliteClient(deadline=network_deadline(minutes, stop))
+
+
+@contextmanager
+def lab_services(
+    profiles: Sequence[Profile],
+    *,
+    offline: bool,
+    day: date,
+    stop: Stop | None = None,
+    arxiv: ArxivEndpoints | None = None,
+    http: PoliteClient | None = None,
+) -> Iterator[ServicesFactory]:
+    """What builds each reader's services in a lab: one polite client shared by all (the
+    caller's ``http``, or ``shared_http``, closed at the end), ``day`` scoping each
+    reader's LLM budget, and ``stop`` (set by the CLI's SIGINT/SIGTERM handler) ending every
+    reader's deadline at once. ``arxiv`` and ``http`` replace arXiv's endpoints and client
+    (tests point them at a loopback server)."""
+    shared = http or shared_http(profiles, offline, stop)
+
+    def build(profile: Profile, store: Store, embedder: Embedder) -> Services:
+        return Services.build(
+            profile, store, offline=offline, day=day, arxiv=arxiv, http=shared,
+            embedder=embedder, stop=stop,
+        )  # fmt: skip
+
+    try:
+        yield build
+    finally:
+        if shared is not None and http is None:
+            shared.close()
 
 
 def union_profile(profiles: Sequence[Profile]) -> Profile:
@@ -284,26 +336,41 @@ def run_lab(
         model: Embedder(cache=store.embeddings, model_name=model)
         for model in dict.fromkeys(p.rank.embedding_model for p in profiles)
     }
-    reporter.stage(f"loading the listing for {len(profiles)} readers")
     try:
-        with build_services(union_profile(profiles), store, next(iter(embedders.values()))) as s:
-            listing = acquire_listing(store, union_profile(profiles), options, day.listing_day, s)
-    except StoreError:
-        raise
-    except PaperbriefError as error:  # no listing: nobody's day can be written
-        every = tuple(failed) + tuple(_failure(r, error) for r in good)
-        return LabResult(day.digest_date, day.listing_day, _in_file_order(readers, every))
-    reporter.stage(f"embedding the candidates of {len(profiles)} readers")
-    embedded = embed_candidates(listing, profiles, embedders)
+        reporter.stage(f"loading the listing for {len(profiles)} readers")
+        try:
+            union = union_profile(profiles)
+            with build_services(union, store, next(iter(embedders.values()))) as s:
+                listing = acquire_listing(store, union, options, day.listing_day, s)
+        except StoreError:
+            raise
+        except PaperbriefError as error:  # no listing: nobody's day can be written
+            every = tuple(failed) + tuple(_failure(r, error) for r in good)
+            return LabResult(day.digest_date, day.listing_day, _in_file_order(readers, every))
+        reporter.stage(f"embedding the candidates of {len(profiles)} readers")
+        embedded = embed_candidates(listing, profiles, embedders)
+    except KeyboardInterrupt as error:  # SIGINT / SIGTERM before any reader's day
+        return _stopped(readers, failed, good, None, error, day)
     owners = _output_clash(good, options, day.digest_date)
     outcomes = list(failed)
-    for number, reader in enumerate(good, 1):
-        which = f"reader {number}/{len(good)} {reader.label}"
-        reporter.stage(f"{which}: started")
-        outcome = _reader_day(store, reader, options, build_services, embedders, listing,
-                              owners, today)  # fmt: skip
-        reporter.stage(f"{which}: {outcome.status} in {outcome.seconds:.0f} s")
-        outcomes.append(outcome)
+    current: Reader | None = None
+    try:
+        for number, reader in enumerate(good, 1):
+            current = reader
+            which = f"reader {number}/{len(good)} {reader.label}"
+            reporter.stage(f"{which}: started")
+            outcome = _reader_day(store, reader, options, build_services, embedders, listing,
+                                  owners, today)  # fmt: skip
+            outcomes.append(outcome)
+            reporter.stage(f"{which}: {outcome.status} in {outcome.seconds:.0f} s")
+    except KeyboardInterrupt as error:
+        stopped = _stopped(readers, outcomes, good, current, error, day)
+        return replace(
+            stopped,
+            papers_listed=len(listing.papers),
+            papers_embedded=embedded,
+            notes=listing.notes,
+        )
     return LabResult(
         day.digest_date,
         day.listing_day,
@@ -311,6 +378,40 @@ def run_lab(
         papers_listed=len(listing.papers),
         papers_embedded=embedded,
         notes=listing.notes,
+    )
+
+
+def _stopped(
+    readers: Sequence[Reader],
+    outcomes: Sequence[ReaderOutcome],
+    good: Sequence[Reader],
+    current: Reader | None,
+    error: KeyboardInterrupt,
+    day: DayFacts,
+) -> LabResult:
+    """The lab stopped by a signal: the readers done keep their outcome, the one under way
+    is ``interrupted`` (``run_day`` recorded it so), the rest ``not-started``."""
+    reason = str(error) or "SIGINT"
+    code = getattr(error, "exit_code", EXIT_INTERRUPTED)  # cli.common.Interrupted's, or ^C
+    rerun = "rerun `paperbrief run --all`: it resumes here and sends nothing already sent"
+    done = {o.reader for o in outcomes}
+    every = list(outcomes)
+    for reader in good:
+        if reader.label in done:
+            continue
+        name = reader.profile.key if reader.profile else ""
+        if reader is current:
+            detail = f"stopped by {reason} during this reader's day (recorded interrupted)"
+            every.append(ReaderOutcome(reader.label, "interrupted", code, detail, rerun, name))
+        else:
+            detail = f"the lab was stopped by {reason} before this reader's day"
+            every.append(ReaderOutcome(reader.label, "not-started", code, detail, rerun, name))
+    return LabResult(
+        day.digest_date,
+        day.listing_day,
+        _in_file_order(readers, every),
+        stopped_by=reason,
+        stop_code=code,
     )
 
 
@@ -367,6 +468,7 @@ __all__ = [
     "Reader",
     "ReaderOutcome",
     "embed_candidates",
+    "lab_services",
     "load_readers",
     "reader_files",
     "run_lab",

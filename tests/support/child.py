@@ -6,6 +6,9 @@ concurrent-run tests (tests/faults.md).
 SPEC: {"profile": path, "listing": path, "out": path, "today": "2026-05-23",
        "arxiv": {"html": url, "ar5iv": url, "pdf": url} (optional; then the polite client
        waits no politeness delay between requests: it is our own loopback server)}
+or, for `paperbrief run --all`, "readers": folder instead of "profile": the lab's run as
+``cli.lab.run_all`` composes it (``lab.lab_services``, ``lab.run_lab``, the CLI's signal
+handling and its ``report_lab`` in --json), the digest date the spec's "today".
 The data home is $PAPERBRIEF_HOME, as for the CLI. The child does what `paperbrief run`
 does — the same profile loading, services, pipeline, error reporting and exit codes — with
 one difference: the arXiv endpoints come from the spec (the CLI always talks to arxiv.org),
@@ -32,15 +35,17 @@ import threading
 from collections.abc import Iterable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from paperbrief.cli.common import get_store, mapped_errors, stopping
+from paperbrief.cli.lab import lab_today, report_lab
 from paperbrief.errors import (
     EXIT_DELIVERY_FAILED,
     EXIT_FALLBACKS,
     EmptyDay,
 )
 from paperbrief.http import PoliteClient
+from paperbrief.lab import lab_services, load_readers, reader_files, run_lab
 from paperbrief.pipeline import RunOptions, run_day
 from paperbrief.profile import load_profile
 from paperbrief.retry import RetryPolicy
@@ -59,8 +64,47 @@ class StagePrinter:
             yield item
 
 
+def _loopback_http(minutes: float, stop: Stop) -> PoliteClient:
+    """A polite client for our own loopback arXiv: no delay, no retry, the run's deadline."""
+    deadline = network_deadline(minutes, stop)
+    return PoliteClient(delay_seconds=0, retry=RetryPolicy(max_retries=0), deadline=deadline)
+
+
+def main_lab(spec: dict[str, Any]) -> int:
+    """What `paperbrief run --all --listing L --out O --date D --json` does (``cli.lab.run_all``
+    and ``report_lab`` under ``stopping``), arXiv on loopback; each lab stage printed."""
+    options = RunOptions(
+        digest_date=date.fromisoformat(spec.get("today", "2026-05-23")),
+        listing_file=Path(spec["listing"]),
+        out_dir=Path(spec["out"]),
+    )
+    arxiv = ArxivEndpoints(**spec["arxiv"])
+    readers = load_readers(reader_files(Path(spec["readers"])))
+    profiles = [r.profile for r in readers if r.profile is not None]
+    today = lab_today(profiles)
+    stop = Stop()
+    with (
+        stopping(stop),
+        _loopback_http(60.0, stop) as http,
+        lab_services(
+            profiles,
+            offline=False,
+            day=options.digest_date or today,
+            stop=stop,
+            arxiv=arxiv,
+            http=http,
+        ) as build,
+        get_store() as store,
+    ):
+        lab = run_lab(store, readers, options, build, today=today, reporter=StagePrinter())
+        report_lab(lab, as_json=True)  # raises SystemExit with its code unless 0
+    return 0
+
+
 def main(spec_path: str) -> int:
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    if "readers" in spec:
+        return main_lab(spec)
     profile = load_profile(Path(spec["profile"]))
     today = date.fromisoformat(spec.get("today", "2026-05-23"))
     options = RunOptions(listing_file=Path(spec["listing"]), out_dir=Path(spec["out"]))
@@ -69,10 +113,7 @@ def main(spec_path: str) -> int:
         arxiv = ArxivEndpoints(**spec["arxiv"]) if spec.get("arxiv") else None
         http = None
         if arxiv is not None:
-            deadline = network_deadline(profile.run.deadline_minutes, stop)
-            http = PoliteClient(
-                delay_seconds=0, retry=RetryPolicy(max_retries=0), deadline=deadline
-            )
+            http = _loopback_http(profile.run.deadline_minutes, stop)
         services = Services.build(
             profile, store, offline=False, day=today, arxiv=arxiv, http=http, stop=stop
         )

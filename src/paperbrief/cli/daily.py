@@ -213,7 +213,9 @@ def run(
     pass for all, then each reader's own day; one reader's failure never stops the others.
     It shows each reader as they start and end, then one line per reader, and exits with
     the most serious reader's code (--json: the per-reader report alone; with --out each
-    reader's files go to OUT/<reader>/).
+    reader's files go to OUT/<reader>/). Ctrl-C or SIGTERM stops the reader under way as
+    it stops one run, starts no other, names them and exits 130 / 143; a rerun of --all
+    finishes them and sends the finished readers nothing again.
     """
     check_all_options(every, profile_path, readers_folder, as_json)
     if every:
@@ -221,10 +223,12 @@ def run(
             digest_date=_date(date_text), listing_file=listing_file, out_dir=out_dir,
             force=force, deliver=not (offline or no_deliver), strict=strict,
         )  # fmt: skip
-        with RichReporter() as reporter:  # --json: the report alone
-            lab = run_all(readers_folder, lab_options, offline,
-                          QuietReporter() if as_json else reporter)  # fmt: skip
-        report_lab(lab, as_json)
+        lab_stop = Stop()
+        with stopping(lab_stop):  # as for one run: the reader under way stops, no other starts
+            with RichReporter() as reporter:  # --json: the report alone
+                lab = run_all(readers_folder, lab_options, offline,
+                              QuietReporter() if as_json else reporter, stop=lab_stop)  # fmt: skip
+            report_lab(lab, as_json)
         return
     profile = get_profile(profile_path)
     options = RunOptions(

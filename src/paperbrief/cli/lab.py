@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from collections.abc import Sequence
+from datetime import date, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import click
 
 from paperbrief.cli.common import console, get_store, say, terminal_text
-from paperbrief.lab import LabResult, load_readers, reader_files, run_lab, shared_http
+from paperbrief.lab import LabResult, lab_services, load_readers, reader_files, run_lab
 from paperbrief.pipeline import Reporter, RunOptions, resolve_day
 from paperbrief.profile import Profile, home_dir
-from paperbrief.rank.embed import Embedder
-from paperbrief.services import Services
-from paperbrief.store import Store
+from paperbrief.services import Stop
 
 READERS_FOLDER = "readers"  # under $PAPERBRIEF_HOME, one profile per reader
 
@@ -25,6 +24,8 @@ _STYLE = {
     "not-delivered": "red",
     "empty": "yellow",
     "failed": "red",
+    "interrupted": "yellow",
+    "not-started": "yellow",
 }
 
 
@@ -33,28 +34,27 @@ def default_readers_folder() -> Path:
 
 
 def run_all(
-    folder: Path | None, options: RunOptions, offline: bool, reporter: Reporter
+    folder: Path | None,
+    options: RunOptions,
+    offline: bool,
+    reporter: Reporter,
+    stop: Stop | None = None,
 ) -> LabResult:
     """Run every reader's day, telling ``reporter`` as each reader starts and ends (the
-    caller reports the result: ``report_lab``)."""
+    caller reports the result: ``report_lab``). ``stop`` is the one the caller's signal
+    handler sets (``cli.common.stopping``): every reader's services see it."""
     readers = load_readers(reader_files(folder or default_readers_folder()))
     profiles = [r.profile for r in readers if r.profile is not None]
+    today = lab_today(profiles)
+    day = resolve_day(options, today).digest_date
+    with lab_services(profiles, offline=offline, day=day, stop=stop) as build, get_store() as store:
+        return run_lab(store, readers, options, build, today=today, reporter=reporter)
+
+
+def lab_today(profiles: Sequence[Profile]) -> date:
+    """Today in the first reader's time zone (UTC without one)."""
     zone = profiles[0].timezone if profiles else "UTC"
-    today = datetime.now(ZoneInfo(zone)).date()
-    digest_date = resolve_day(options, today).digest_date
-    http = shared_http(profiles, offline)
-
-    def build(profile: Profile, store: Store, embedder: Embedder) -> Services:
-        return Services.build(
-            profile, store, offline=offline, day=digest_date, http=http, embedder=embedder
-        )
-
-    try:
-        with get_store() as store:
-            return run_lab(store, readers, options, build, today=today, reporter=reporter)
-    finally:
-        if http is not None:
-            http.close()
+    return datetime.now(ZoneInfo(zone)).date()
 
 
 def lab_summary(result: LabResult) -> dict[str, object]:
@@ -65,6 +65,7 @@ def lab_summary(result: LabResult) -> dict[str, object]:
         "papers_listed": result.papers_listed,
         "papers_embedded": result.papers_embedded,
         "exit_code": result.exit_code,
+        "stopped_by": result.stopped_by or None,
         "readers": [
             {
                 "reader": o.reader,
@@ -107,6 +108,18 @@ def report_lab(result: LabResult, as_json: bool) -> None:
         if not as_json and outcome.result is not None:
             for kind, path in outcome.result.files.items():
                 click.echo(terminal_text(f"{outcome.reader} {kind}: {path}"))
+    if result.stopped_by:
+        left = [o.reader for o in result.outcomes if o.status in ("interrupted", "not-started")]
+        published = [o.reader for o in result.outcomes if o.result is not None]
+        console.print(
+            f"[yellow]interrupted[/] ({say(result.stopped_by)}): published"
+            f" {say(', '.join(published) or 'none')}; left {say(', '.join(left))} — rerun"
+            " `paperbrief run --all` with the same options to finish them (exit"
+            f" {result.exit_code}; what was sent is not sent again)",
+            highlight=False,
+            important=True,
+        )
+        raise SystemExit(result.exit_code)
     if result.exit_code:
         failing = [o.reader for o in result.outcomes if o.status != "published"]
         console.print(
