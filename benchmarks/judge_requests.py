@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from _args import DEFAULT_PROFILE, add_judge_replay, add_ranking_inputs
 from pydantic import ValidationError
 
 from paperbrief.llm.repair import parse_answer
@@ -252,8 +253,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     folding = commands.add_parser("fold", help="Fold the sample's answers into a replay file.")
     folding.add_argument("--requests", type=Path, required=True)
-    folding.add_argument("--judge-replay", type=Path, required=True)
-    folding.add_argument("--profile", type=Path, default=Path("examples/profile.toml"))
+    add_judge_replay(folding, required=True)
+    folding.add_argument("--profile", type=Path, default=DEFAULT_PROFILE)
     folding.add_argument("--out", type=Path, required=True)
     for name, text in (
         ("sizes", "Print a request's composition and each day's head and tokens."),
@@ -261,11 +262,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         ("write", "Write the sample of per-paper requests."),
     ):
         command = commands.add_parser(name, help=text)
-        command.add_argument("--listings", type=Path, required=True)
-        command.add_argument("--picks", type=Path, required=True)
-        command.add_argument("--profile", type=Path, default=Path("examples/profile.toml"))
-        command.add_argument("--cache", type=Path, default=Path("/tmp/paperbrief-bench.db"))
-        command.add_argument("--judge-replay", type=Path, required=True)
+        add_ranking_inputs(command)
+        add_judge_replay(command, required=True)
         command.add_argument("--days", type=date.fromisoformat, nargs="*", default=None)
         if name == "sizes":
             command.add_argument("--print-request", action="store_true")

@@ -1,5 +1,14 @@
-"""The judge's prompts (scratch for issue 19, phase A): the shared reader prefix, the
-per-paper message and the screen message, exactly as the product sends them."""
+"""The judge's prompts: the shared reader prefix, the per-paper message and the screen
+message, exactly as the product sends them.
+
+Every request of a day opens with the same system message (``prompts/judge_reader.md``: the
+reader as ``judge_profile`` shows them, the taste block, the scale, safety; then the task and
+the answer's schema), so providers serve it from their prefix cache; but the day's budget
+counts it in every request, and the head the judge can read is the budget over that size
+(``rank.screen.choose_head``). So it is kept compact: ``benchmarks/judge_requests.py sizes``
+prints its parts in tokens (about 1.9k of a 2.25k per-paper request for the example reader
+with full feedback, against 3.1k of 3.5k before issue 19).
+"""
 
 from __future__ import annotations
 
