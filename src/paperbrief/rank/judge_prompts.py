@@ -90,6 +90,8 @@ def _folded(text: str) -> str:
 
 
 def _priority(weight: float) -> str:
+    """The note ``prompts.describe_profile`` puts after a line's name, and ``line_named``
+    strips from a model's answer: the same words here, so the judge's answers read back."""
     return " [high priority]" if weight > 1.0 else " [lower priority]" if weight < 1.0 else ""
 
 
