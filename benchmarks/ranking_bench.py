@@ -67,8 +67,9 @@ HEAD_VARIANTS: list[tuple[str, dict[str, object]]] = [
     ("default", {}),
     ("always read 10", {"judge_always": 10}),
     ("screen top 200", {"screen_top_k": 200}),
-    ("screen batches of 25", {"screen_batch_size": 25}),
-    ("screen batches of 25, top 200", {"screen_batch_size": 25, "screen_top_k": 200}),
+    ("screen top 200, always 10", {"screen_top_k": 200, "judge_always": 10}),
+    ("screen batches of 50", {"screen_batch_size": 50}),
+    ("screen batches of 50, top 200", {"screen_batch_size": 50, "screen_top_k": 200}),
 ]
 
 

@@ -204,7 +204,7 @@ class RankSettings(Strict):
         300_000,
         ge=0,
         description="Prompt tokens the LLM judge may spend on a day: the first screen plus"
-        " the papers it reads in full (about 2k each, most of it a prefix providers cache);"
+        " the papers it reads in full (about 2.3k each, most of it a prefix providers cache);"
         " the head is as many full readings as fit after the screen.",
     )
     screen_top_k: int = Field(
@@ -213,13 +213,7 @@ class RankSettings(Strict):
         description="Papers of the cheap ranking the judge screens first from title and gist"
         " (0 = none: only the cheap top judge_always are read).",
     )
-    screen_batch_size: int = Field(
-        50,
-        ge=1,
-        le=60,
-        description="Papers per first-screen request (each request repeats the reader prefix:"
-        " fewer, larger screens leave more of judge_prompt_tokens to full readings).",
-    )
+    screen_batch_size: int = Field(25, ge=1, le=60, description="Papers per first-screen request.")
     judge_always: int = Field(
         20,
         ge=0,

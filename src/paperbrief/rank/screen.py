@@ -2,7 +2,7 @@
 
 A per-paper reading costs about 2.3k prompt tokens (the shared reader prefix, ~1.9k, plus the
 paper; ``benchmarks/judge_requests.py sizes`` prints its parts); a day's budget
-(``[rank] judge_prompt_tokens``) buys some 110 of them after the screen, while the reader's
+(``[rank] judge_prompt_tokens``) buys some 115 of them after the screen, while the reader's
 picks are spread over the cheap ranking's top 200-300. So the cheap top ``screen_top_k`` are
 first screened from title and gist, ``screen_batch_size`` to a request (about 55 tokens a
 paper), and the per-paper judge reads the head, as many papers as the budget left by the
