@@ -47,6 +47,7 @@ from paperbrief.rank.evaluate import (
 from paperbrief.rank.injection import flagged_papers
 from paperbrief.rank.judge import Replay, apply_verdicts, judge_relevance, load_replay
 from paperbrief.rank.metrics import PostResult, point_metrics, summarize
+from paperbrief.rank.screen import choose_head
 from paperbrief.store import open_store, temporary_store
 
 # (name, learn, [rank] settings)
@@ -65,9 +66,10 @@ DIVERSITY = (0.0, 0.3, 0.6, 1.0)
 HEAD_VARIANTS: list[tuple[str, dict[str, object]]] = [
     ("default", {}),
     ("always read 10", {"judge_always": 10}),
-    ("always read 0", {"judge_always": 0}),
     ("screen top 200", {"screen_top_k": 200}),
     ("screen top 200, always 10", {"screen_top_k": 200, "judge_always": 10}),
+    ("screen batches of 50", {"screen_batch_size": 50}),
+    ("screen batches of 50, top 200", {"screen_batch_size": 50, "screen_top_k": 200}),
 ]
 
 
@@ -191,19 +193,39 @@ def star_counts(days: Sequence[EvaluatedDay], final: bool = True) -> str:
     )
 
 
-def head_share(days: Sequence[EvaluatedDay]) -> str:
+def head_order(day: EvaluatedDay, profile: Profile) -> list[str]:
+    """The order ``rank.screen.choose_head`` takes the day's papers in, with no budget."""
+    assert day.judged is not None
+    usable = [s for s in day.cheap if not flags.has(s, flags.INSTRUCTIONS)]
+    head = choose_head(
+        usable[: profile.rank.screen_top_k],
+        day.judged.screens,
+        day.reader.reader.fusion,
+        always=profile.rank.judge_always,
+        most=len(usable),
+        budget=len(usable),
+        cost=lambda scored: 1,
+    )
+    return [s.paper.id for s in head.papers]
+
+
+def head_share(days: Sequence[EvaluatedDay], profile: Profile) -> str:
     """The whole listing: how many of the reader's picks the judged head holds, and the
-    day's judge tokens."""
+    day's judge tokens; where the picks it misses stand in the order the head is taken in."""
     picks = held = screened = 0
     sizes, tokens, screen_tokens, prefix, requests = [], [], [], [], []
+    missed: list[str] = []
     for day in days:
         assert day.judged is not None
         head = set(day.judged.head)
+        order = {pid: n + 1 for n, pid in enumerate(head_order(day, profile))}
         for post in day.posts:
             for pid, _ in post.picks:
                 picks += 1
                 held += pid in head
                 screened += pid in day.judged.screens or pid in head
+                if pid not in head:
+                    missed.append(str(order.get(pid, "unscreened")))
         sizes.append(len(head))
         tokens.append(day.judged.tokens.prompt)
         screen_tokens.append(day.judged.tokens.screen_prompt)
@@ -216,7 +238,8 @@ def head_share(days: Sequence[EvaluatedDay]) -> str:
         f" judge prompt tokens per day max {max(tokens):,}, mean {statistics.mean(tokens):,.0f}"
         f" (screen mean {statistics.mean(screen_tokens):,.0f},"
         f" {min(requests)}-{max(requests)} screen requests a day, re-screens included);"
-        f" shared prefix {min(prefix):.3f}-{max(prefix):.3f}"
+        f" shared prefix {min(prefix):.3f}-{max(prefix):.3f};"
+        f" the picks it misses would enter the head at {', '.join(missed) or 'none'}"
     )
 
 
@@ -282,7 +305,7 @@ def judged_views(days: Sequence[EvaluatedDay], replay: Replay, profile: Profile)
             f"{name:34s}{recall(m, 5):7.3f} [{r5[0]:.2f},{r5[1]:.2f}]{recall(m, 10):8.3f}"
             f"{m['ndcg@10']:8.3f} [{ndcg[0]:.2f},{ndcg[1]:.2f}]{m['mrr']:8.3f}"
         )
-    print(f"\nwhole listing: {head_share(days)}")
+    print(f"\nwhole listing: {head_share(days, profile)}")
     fusion = [d.reader.reader.fusion for d in days]
     print(
         "fusion weights learned walk-forward (judge points per reference z):"
@@ -302,11 +325,12 @@ def head_sweep(
     print("\nthe judged head, by how it is chosen (same replay, same budget):")
     for name, settings in HEAD_VARIANTS:
         log = DayLog()
-        report, _ = run(args, with_rank(profile, **settings), embedder, True, log, replay)
+        variant = with_rank(profile, **settings)
+        report, _ = run(args, variant, embedder, True, log, replay)
         shown = report.primary.system
         print(
             f"  {name}: R@5 {recall(shown, 5):.3f} nDCG@10 {shown['ndcg@10']:.3f};"
-            f" {head_share(log.days)}; picks' stars {star_counts(log.days)}",
+            f" {head_share(log.days, variant)}; picks' stars {star_counts(log.days)}",
             flush=True,
         )
 

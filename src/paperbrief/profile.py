@@ -204,7 +204,8 @@ class RankSettings(Strict):
         300_000,
         ge=0,
         description="Prompt tokens the LLM judge may spend on a day: the first screen plus"
-        " the papers it reads in full (about 3.5k each; most of it a prefix providers cache).",
+        " the papers it reads in full (about 2.3k each, most of it a prefix providers cache);"
+        " the head is as many full readings as fit after the screen.",
     )
     screen_top_k: int = Field(
         300,
@@ -220,11 +221,11 @@ class RankSettings(Strict):
         " the screen said.",
     )
     judge_top_k: int = Field(
-        120,
+        300,
         ge=0,
-        description="The most papers the judge reads in full on a day (the cheap top"
-        " judge_always, then the best of the first screen), if judge_prompt_tokens lasts;"
-        " 0 = as many as it lasts.",
+        description="A ceiling on the papers the judge reads in full on a day (the cheap top"
+        " judge_always, then the best of the first screen); below it, judge_prompt_tokens"
+        " decides; 0 = no ceiling.",
     )
     judge_batch_size: int = Field(
         1,

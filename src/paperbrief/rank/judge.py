@@ -144,7 +144,9 @@ class JudgeResult:
     head_cut_by_budget: bool = False
 
 
-def _verdicts(answer: JudgeAnswer, keys: Sequence[str], profile: Profile) -> dict[str, Verdict]:
+def verdicts_by_key(
+    answer: JudgeAnswer, keys: Sequence[str], profile: Profile
+) -> dict[str, Verdict]:
     """Verdicts by key, keeping only keys we sent; a line that names none of the profile's
     is dropped (None: keep the cheap line), an empty line is the judge's "none of them"."""
     sent = set(keys)
@@ -236,7 +238,7 @@ class LLMAnswers:
                 out.append(answer if isinstance(answer, Exception) else ValueError("no answer"))
                 continue
             keys = paper_keys(len(group))
-            by_key = _verdicts(answer, keys, self.profile)
+            by_key = verdicts_by_key(answer, keys, self.profile)
             out.append(
                 {s.paper.id: by_key[k] for k, s in zip(keys, group, strict=True) if k in by_key}
             )

@@ -1,15 +1,17 @@
 """The judge's first screen and the head it reads in full, sized by the day's token budget.
 
-A per-paper reading costs about 3.5k prompt tokens (the shared reader prefix, ~3k, plus the
-paper); a day's budget (``[rank] judge_prompt_tokens``) buys some 70 of them, while the
-reader's picks are spread over the cheap ranking's top 200-300. So the cheap top
-``screen_top_k`` are first screened from title and gist, ``screen_batch_size`` to a request
-(about 80 tokens a paper), and the per-paper judge reads the head:
+A per-paper reading costs about 2.3k prompt tokens (the shared reader prefix, ~1.9k, plus the
+paper; ``benchmarks/judge_requests.py sizes`` prints its parts); a day's budget
+(``[rank] judge_prompt_tokens``) buys some 115 of them after the screen, while the reader's
+picks are spread over the cheap ranking's top 200-300. So the cheap top ``screen_top_k`` are
+first screened from title and gist, ``screen_batch_size`` to a request (about 55 tokens a
+paper), and the per-paper judge reads the head, as many papers as the budget left by the
+screen pays for at each paper's measured request (``judge_top_k`` only a ceiling):
 
 * the cheap top ``judge_always``, whatever the screen said: text injected into one screened
   title cannot hide the day's strongest papers;
-* then the screened papers by ``S + gamma * (C - c_S)`` (``rank.fusion``), while the budget lasts
-  and up to ``judge_top_k`` papers in all.
+* then the screened papers by ``S + gamma * (C - c_S)`` (``rank.fusion``), while the budget
+  lasts (and up to ``judge_top_k`` papers in all, when it is set).
 
 Batches are interleaved over the cheap order (batch b holds ranks b, b + B, b + 2B, ...), so
 every batch holds strong and weak papers alike and their mean relevance should be alike. A

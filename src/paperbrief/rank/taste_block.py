@@ -11,7 +11,8 @@ change, the block is byte-identical, so the judge's system message stays one cac
   the reader saw and passed over that lie nearest to what they kept (cosine of the
   embeddings: the near misses, which say most about taste), ``MAX_PASSED`` in all, from
   the last ``PASSED_WINDOW_DAYS`` days of feedback;
-* both lists are shown oldest first, each title inside ``<paper key=...>`` tags, defused.
+* both lists are shown oldest first, one title a line, each list inside one
+  ``<paper key=...>`` block, defused.
 """
 
 from __future__ import annotations
@@ -28,11 +29,15 @@ from paperbrief.rank.embed import Embedder
 from paperbrief.rank.feedback import SIGNAL_WEIGHTS, latest_signals
 from paperbrief.rank.text import paper_text
 from paperbrief.records import FeedbackEvent
+from paperbrief.text import shorten
 
-MAX_KEPT = 24
-MAX_PASSED = 16
+# The block stands in every judge and screen request of the day (issue 19: a request the
+# budget can afford ~130 times a day), so it holds the most recent taste, titles cut short.
+MAX_KEPT = 16
+MAX_PASSED = 8
 PASSED_WINDOW_DAYS = 90
 NOTE_CHARS = 160
+TITLE_CHARS = 64
 
 NO_FEEDBACK = "(No feedback yet: rate by the reader's description alone.)"
 
@@ -119,30 +124,30 @@ def taste_examples(
     return TasteExamples(kept=oldest_first(kept), passed=oldest_first(passed))
 
 
-def _line(key: str, item: TasteItem) -> str:
-    text = " ".join(prompts.defuse(item.title).split())
+def _line(item: TasteItem) -> str:
+    """One title on one line (titles and notes are whitespace-folded, so they cannot start
+    another), cut to ``TITLE_CHARS``, its non-default signal and the reader's note after it."""
+    text = "- " + shorten(prompts.defuse(item.title), TITLE_CHARS)
+    if item.signal not in (Signal.PICKED, Signal.SHOWN):
+        text += f" ({_SIGNAL_WORDS[item.signal]})"
     if item.note:
-        text += " — note: " + " ".join(prompts.defuse(item.note).split())
-    signal = (
-        "" if item.signal in (Signal.PICKED, Signal.SHOWN) else f" ({_SIGNAL_WORDS[item.signal]})"
-    )
-    return f'<paper key="{key}">{text}</paper>{signal}'
+        text += " — " + " ".join(prompts.defuse(item.note).split())
+    return text
 
 
 def render_taste(examples: TasteExamples) -> str:
-    """The block as it stands in the judge's system message."""
+    """The block as it stands in the judge's system message: each list one untrusted
+    ``<paper key="kept">`` / ``<paper key="passed">`` block, one title a line (one pair of
+    tags per list rather than per title: the tags are paid for in every request)."""
     if examples.empty:
         return NO_FEEDBACK
     parts = []
     if examples.kept:
-        parts.append("Kept (picked, liked or saved), oldest first:")
-        parts += [_line(f"K{i:02d}", item) for i, item in enumerate(examples.kept, 1)]
+        parts.append("Kept (picked, liked or saved; their note after —), oldest first:")
+        parts += ['<paper key="kept">', *map(_line, examples.kept), "</paper>"]
     if examples.passed:
-        if parts:
-            parts.append("")
         parts.append(
-            "Seen and passed over (disliked or not interested when marked, else the nearest"
-            " misses), oldest first:"
+            "Passed over (disliked or not interested, else seen near misses), oldest first:"
         )
-        parts += [_line(f"N{i:02d}", item) for i, item in enumerate(examples.passed, 1)]
+        parts += ['<paper key="passed">', *map(_line, examples.passed), "</paper>"]
     return "\n".join(parts)
