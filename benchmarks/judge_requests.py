@@ -32,6 +32,14 @@ over those of ``--judge-replay`` (its screens kept), for ``ranking_bench.py --ju
 
     .venv/bin/python benchmarks/judge_requests.py fold --requests OUT \\
         --judge-replay benchmarks/data/judge-replay-dev-screened.json --out replay-new.json
+
+``agree`` compares the answers with the verdicts ``--judge-replay`` recorded for the same
+papers (under the prompt of its day): stars equal, within one, mean relevance difference,
+and the stars of the papers that entered the head only with the larger budget::
+
+    .venv/bin/python benchmarks/judge_requests.py agree --requests \\
+        benchmarks/data/judge-compact-sample --judge-replay \\
+        benchmarks/data/judge-replay-dev-screened.json
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
@@ -59,6 +68,7 @@ from paperbrief.rank.judge import (
     verdicts_by_key,
 )
 from paperbrief.rank.judge_prompts import JudgeAnswer, judge_messages, judge_profile, sent
+from paperbrief.records import Verdict
 from paperbrief.store import open_store, temporary_store
 from paperbrief.text import estimate_tokens
 
@@ -248,6 +258,48 @@ def fold(args: argparse.Namespace) -> None:
         print(f"  not folded: {problem}")
 
 
+def _answers(folder: Path, profile_path: Path) -> dict[tuple[str, str], Verdict]:
+    index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
+    profile = load_profile(profile_path)
+    found: dict[tuple[str, str], Verdict] = {}
+    for entry in index:
+        day, paper_id = str(entry["day"]), str(entry["id"])
+        text = (folder / day / f"{paper_id}.json").read_text(encoding="utf-8")
+        verdict = verdicts_by_key(parse_answer(text, JudgeAnswer), ["P01"], profile).get("P01")
+        if verdict is not None:
+            found[(day, paper_id)] = verdict
+    return found
+
+
+def agree(args: argparse.Namespace) -> None:
+    """The sample's answers against the verdicts recorded for the same papers."""
+    index = json.loads((args.requests / "index.json").read_text(encoding="utf-8"))
+    new_head = {(str(e["day"]), str(e["id"])) for e in index if not e["was_in_old_head"]}
+    answers = _answers(args.requests, args.profile)
+    recorded = load_replay(args.judge_replay).verdicts
+    pairs = [
+        (key, recorded[key[0]][key[1]], verdict)
+        for key, verdict in sorted(answers.items())
+        if key[1] in recorded.get(key[0], {})
+    ]
+    print(f"{len(answers)} answers; {len(pairs)} papers also have a recorded verdict")
+    if pairs:
+        equal = sum(old.stars == new.stars for _, old, new in pairs)
+        near = sum(abs(old.stars - new.stars) <= 1 for _, old, new in pairs)
+        diff = sum(abs(old.relevance - new.relevance) for _, old, new in pairs) / len(pairs)
+        print(f"  stars equal {equal}/{len(pairs)}, within one {near}/{len(pairs)}")
+        print(f"  mean |relevance difference| {diff:.1f}")
+        for (day, paper_id), old, new in pairs:
+            where = "new head" if (day, paper_id) in new_head else "old head"
+            print(
+                f"  {day} {paper_id} ({where}): ★{old.stars} → ★{new.stars}, "
+                f"{old.relevance} → {new.relevance}"
+            )
+    stars = Counter(v.stars for key, v in answers.items() if key in new_head)
+    shown = ", ".join(f"★{s} {stars[s]}" for s in sorted(stars))
+    print(f"  papers in the head only with the larger budget ({sum(stars.values())}): {shown}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -256,6 +308,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     add_judge_replay(folding, required=True)
     folding.add_argument("--profile", type=Path, default=DEFAULT_PROFILE)
     folding.add_argument("--out", type=Path, required=True)
+    agreeing = commands.add_parser("agree", help="The answers against the recorded verdicts.")
+    agreeing.add_argument("--requests", type=Path, required=True)
+    add_judge_replay(agreeing, required=True)
+    agreeing.add_argument("--profile", type=Path, default=DEFAULT_PROFILE)
     for name, text in (
         ("sizes", "Print a request's composition and each day's head and tokens."),
         ("heads", "Write each day's head (true ids) to --out."),
@@ -277,7 +333,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if getattr(args, "days", None):
         args.days = [d.isoformat() for d in args.days]
-    {"sizes": sizes, "heads": heads, "write": write, "fold": fold}[args.command](args)
+    commands_by_name = {
+        "sizes": sizes,
+        "heads": heads,
+        "write": write,
+        "fold": fold,
+        "agree": agree,
+    }
+    commands_by_name[args.command](args)
 
 
 if __name__ == "__main__":
