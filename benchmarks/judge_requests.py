@@ -228,14 +228,12 @@ def write(args: argparse.Namespace) -> None:
     print(f"wrote {len(index)} requests under {args.out}")
 
 
-def fold(args: argparse.Namespace) -> None:
-    """The answers (``DAY/ID.json`` beside each request: the JSON object it asks for) over
-    the verdicts of ``--judge-replay``, validated as the LLM client does, as a replay file."""
-    folder: Path = args.requests
+def _answers(folder: Path, profile_path: Path) -> tuple[dict[tuple[str, str], Verdict], list[str]]:
+    """The sample's answers (``DAY/ID.json`` beside each request: the JSON object it asks
+    for), validated as the LLM client does, by (day, id); and what could not be read."""
     index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
-    profile = load_profile(args.profile)
-    base = load_replay(args.judge_replay)
-    verdicts = {day: dict(found) for day, found in base.verdicts.items()}
+    profile = load_profile(profile_path)
+    found: dict[tuple[str, str], Verdict] = {}
     problems: list[str] = []
     for entry in index:
         day, paper_id = str(entry["day"]), str(entry["id"])
@@ -245,37 +243,37 @@ def fold(args: argparse.Namespace) -> None:
         except (OSError, ValueError, ValidationError) as error:
             problems.append(f"{day}/{paper_id}: {type(error).__name__}: {str(error)[:120]}")
             continue
-        found = verdicts_by_key(answer, ["P01"], profile)
-        if "P01" not in found:
+        verdict = verdicts_by_key(answer, ["P01"], profile).get("P01")
+        if verdict is None:
             problems.append(f"{day}/{paper_id}: no verdict for P01")
             continue
-        verdicts.setdefault(day, {})[paper_id] = found["P01"]
+        found[(day, paper_id)] = verdict
+    return found, problems
+
+
+def fold(args: argparse.Namespace) -> None:
+    """The sample's answers over the verdicts of ``--judge-replay``, as a replay file."""
+    answers, problems = _answers(args.requests, args.profile)
+    base = load_replay(args.judge_replay)
+    verdicts = {day: dict(found) for day, found in base.verdicts.items()}
+    for (day, paper_id), verdict in answers.items():
+        verdicts.setdefault(day, {})[paper_id] = verdict
     days = sorted(set(verdicts) | set(base.screens))
     record = {d: replay_record(verdicts.get(d, {}), base.screens.get(d, {})) for d in days}
     args.out.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}: {len(index) - len(problems)} of {len(index)} answers folded")
+    total = len(answers) + len(problems)
+    print(f"wrote {args.out}: {len(answers)} of {total} answers folded")
     for problem in problems:
         print(f"  not folded: {problem}")
-
-
-def _answers(folder: Path, profile_path: Path) -> dict[tuple[str, str], Verdict]:
-    index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
-    profile = load_profile(profile_path)
-    found: dict[tuple[str, str], Verdict] = {}
-    for entry in index:
-        day, paper_id = str(entry["day"]), str(entry["id"])
-        text = (folder / day / f"{paper_id}.json").read_text(encoding="utf-8")
-        verdict = verdicts_by_key(parse_answer(text, JudgeAnswer), ["P01"], profile).get("P01")
-        if verdict is not None:
-            found[(day, paper_id)] = verdict
-    return found
 
 
 def agree(args: argparse.Namespace) -> None:
     """The sample's answers against the verdicts recorded for the same papers."""
     index = json.loads((args.requests / "index.json").read_text(encoding="utf-8"))
     new_head = {(str(e["day"]), str(e["id"])) for e in index if not e["was_in_old_head"]}
-    answers = _answers(args.requests, args.profile)
+    answers, problems = _answers(args.requests, args.profile)
+    for problem in problems:
+        print(f"  not read: {problem}")
     recorded = load_replay(args.judge_replay).verdicts
     pairs = [
         (key, recorded[key[0]][key[1]], verdict)

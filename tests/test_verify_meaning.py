@@ -9,10 +9,11 @@ from __future__ import annotations
 import pytest
 
 from paperbrief.fulltext import read_local_file
+from paperbrief.fulltext.units import Unit
 from paperbrief.text import find_numbers
 from paperbrief.text.citations import claim_sentences
 from paperbrief.text.direction import direction_of
-from paperbrief.write.trace import check_claim
+from paperbrief.write.trace import _count_of_named, check_claim
 from paperbrief.write.verify import digest_sources
 from tests.support import FIXTURES
 
@@ -321,3 +322,65 @@ def test_the_days_own_paper_counts_are_its_facts(sources):
 )
 def test_chinese_numbers_labels_and_durations(text, values):
     assert [m.value for m in find_numbers(text) if m.kind == "value"] == values
+
+
+def test_a_negated_bound_keeps_its_side(sources):
+    """不少于 is the paper's "at least", not a bound under it (a review finding of session 6)."""
+    claim = "每个代码词生成了{} 1000 段操纵者获胜的对话 [E488]。"
+    assert traced(sources["behaviour"], claim.format("不少于"))
+    assert not traced(sources["behaviour"], claim.format("不到"))
+
+
+@pytest.mark.parametrize(
+    ("text", "bound"),
+    [
+        ("不少于 1000 段", "over"),
+        ("不低于 5%", "over"),
+        ("no less than 20 runs", "over"),
+        ("not fewer than 3 seeds", "over"),
+        ("不超过 5%", "under"),
+        ("不多于 3 个", "under"),
+        ("no more than 20 runs", "under"),
+        ("不低于基线的一半", "over"),
+        ("少于 20 次", "under"),
+        ("超过 20 次", "over"),
+    ],
+)
+def test_negated_bound_words_read_as_the_other_side(text, bound):
+    assert find_numbers(text)[0].bound == bound
+
+
+def test_a_number_with_a_suffix_is_a_quantity_unless_the_paper_glues_it_to_a_name(sources):
+    """The paper's "35k queries" is a quantity: stated where E196 does not say it, the claim
+    is not traced; "7B" of the paper's "PaSa-7b" is its model's name."""
+    assert traced(sources["search"], "AutoScholarQuery 含 35k 条细粒度学术查询 [E3]。")
+    assert not traced(sources["search"], "PaSa 的训练用了 35k 条查询 [E196]。")
+    assert traced(sources["search"], "7B 的 PaSa 在 Recall@20 上为 0.5798 [E196]。")
+
+
+@pytest.mark.parametrize(
+    ("unit_text", "claim", "flagged"),
+    [
+        ("We ran 5 seeds on both SDS tasks.", "两个 SDS 任务", False),  # 5 counts seeds
+        ("We evaluate on three SDS tasks.", "两个 SDS 任务", True),
+        ("We evaluate on three SDS tasks.", "三个 SDS 任务", False),
+    ],
+)
+def test_a_count_reaches_a_name_only_through_modifiers(unit_text, claim, flagged):
+    unit = Unit(
+        "E1", "sentence", unit_text, "Section 4", "", mentions=tuple(find_numbers(unit_text))
+    )
+    found = _count_of_named(claim, find_numbers(claim)[0], [("P", unit)])
+    assert bool(found) is flagged, found
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("(3) Participants included 40 people", ["reference", "value"]),
+        ("Steps: (2) we used it", ["reference"]),
+        ("We report the heads (8) and layers (12).", ["value", "value"]),  # counts, no labels
+    ],
+)
+def test_a_bracketed_number_is_a_label_only_where_a_list_item_starts(text, kinds):
+    assert [n.kind for n in find_numbers(text)] == kinds

@@ -351,10 +351,10 @@ def run_lab(
         embedded = embed_candidates(listing, profiles, embedders)
     except KeyboardInterrupt as error:  # SIGINT / SIGTERM before any reader's day
         return _stopped(readers, failed, good, None, error, day)
-    owners = _output_clash(good, options, day.digest_date)
     outcomes = list(failed)
     current: Reader | None = None
     try:
+        owners = _output_clash(good, options, day.digest_date)
         for number, reader in enumerate(good, 1):
             current = reader
             which = f"reader {number}/{len(good)} {reader.label}"

@@ -113,7 +113,7 @@ def report_lab(result: LabResult, as_json: bool) -> None:
         published = [o.reader for o in result.outcomes if o.result is not None]
         console.print(
             f"[yellow]interrupted[/] ({say(result.stopped_by)}): published"
-            f" {say(', '.join(published) or 'none')}; left {say(', '.join(left))} — rerun"
+            f" {say(', '.join(published) or 'none')}; left {say(', '.join(left) or 'none')} — rerun"
             " `paperbrief run --all` with the same options to finish them (exit"
             f" {result.exit_code}; what was sent is not sent again)",
             highlight=False,

@@ -174,8 +174,9 @@ _AFTER_NUMBER_PAREN = re.compile(r"\d%?\*{0,3}\s*[(（]\s*$")
 _CLOSE_PAREN = re.compile(r"^\s*[)）]")
 _ONLY_PARENTHESISED = re.compile(r"^\s*[(（\[]\s*[-+−]?[\d.,]+\s*[)）\]]\**\s*$")
 # "(3) Participants included …", "• (2) We used …": a list item's or an equation's number in
-# brackets of its own, after a boundary or a word (not after a number: that is its error)
-_ITEM_BEFORE = re.compile(r"(?:^|[\s.:;,•·])[(（]$")
+# brackets of its own, at the start of the text or after clause punctuation (after a word,
+# "heads (8) and layers (12)", the number counts the word; after a number it is its error)
+_ITEM_BEFORE = re.compile(r"(?:^|[.:;,•·。；：，、]\s*|^\s+)[(（]$")
 _ITEM_AFTER = re.compile(r"^[)）](?:\s|$)")
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[-–,;]\s*\d+)*\s*\]")
 _QUOTED = re.compile(r"“[^“”]{1,1500}”|「[^「」]{1,500}」|\"[^\"\n]{1,400}\"")
@@ -224,6 +225,16 @@ _UNDER_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _UNDER_AFTER = re.compile(r"^\s*(?:以下|以内)")
+# A negated bound is the other side: "不少于 1000" / "no less than" is at least, "不超过 5%" /
+# "not more than" at most. Read before the bound words, whose tails they contain.
+_NEGATED_OVER = re.compile(
+    r"(?:不少于|不低于|不小于|不下于|\b(?:no|not) (?:less|fewer|lower|smaller) than)\s*$",
+    re.IGNORECASE,
+)
+_NEGATED_UNDER = re.compile(
+    r"(?:不超过|不多于|不大于|不高于|\b(?:no|not) (?:more|greater|larger|higher) than)\s*$",
+    re.IGNORECASE,
+)
 _BOUND_OF = re.compile(
     r"(?:(?P<under>不到|不足|少于|低于)|超过|多于|高于|逾)[^，；;。]{1,20}的\s*$"
 )
@@ -470,9 +481,16 @@ def _qualify(text: str, mention: NumberMention) -> NumberMention:
     after = text[mention.end : mention.end + 4]
     of = _BOUND_OF.search(text[max(0, mention.start - 24) : mention.start])
     if of is not None:  # "不到安全代码模型的一半": a bound on a share of something
-        return replace(mention, bound="under" if of.group("under") else "over")
+        under = bool(of.group("under"))
+        if text[: max(0, mention.start - 24) + of.start()].endswith("不"):
+            under = not under  # "不低于…的一半" is at least half
+        return replace(mention, bound="under" if under else "over")
     if _APPROX_BEFORE.search(before) or _APPROX_AFTER.match(after):
         return replace(mention, approx=True)
+    if _NEGATED_OVER.search(before):
+        return replace(mention, bound="over")
+    if _NEGATED_UNDER.search(before):
+        return replace(mention, bound="under")
     if _OVER_BEFORE.search(before) or _OVER_AFTER.match(after):
         return replace(mention, bound="over")
     if _UNDER_BEFORE.search(before) or _UNDER_AFTER.match(after):

@@ -1496,6 +1496,9 @@ _COUNTED_NAME = re.compile(
 )
 
 
+_LINKING_WORDS = "on|of|in|for|across|with|over|from|per|at|by|and|or|to|than|vs|versus|between"
+
+
 def _count_of_named(plain: str, number: NumberMention, units: Sequence[tuple[str, Unit]]) -> str:
     """ "两个 SDS 任务" where a cited unit says "three … (SDS) tasks": a count of a named thing
     must be the count the cited units give right before that name; "" when they give none,
@@ -1505,7 +1508,12 @@ def _count_of_named(plain: str, number: NumberMention, units: Sequence[tuple[str
     named = _COUNTED_NAME.match(plain[number.end : number.end + 12])
     if named is None:
         return ""
-    near = re.compile(rf"^[^.;:!?]{{0,60}}?\b{re.escape(named.group(1))}\b", re.IGNORECASE)
+    # the number counts the name only through modifiers: no other number, no preposition or
+    # conjunction between them ("5 seeds on both SDS tasks" counts seeds, not tasks)
+    near = re.compile(
+        rf"^(?:(?!\b(?:{_LINKING_WORDS})\b)[^.;:!?\d]){{0,60}}?\b{re.escape(named.group(1))}\b",
+        re.IGNORECASE,
+    )
     given = {
         m.value
         for _, unit in units
@@ -1586,13 +1594,17 @@ def _papers_term(
     number: NumberMention, units: Sequence[tuple[str, Unit]], sources: Sources
 ) -> bool:
     """ "7B 论文检索 agent" of the paper's "PaSa-7b", "5-fold" of its "5-fold cross-validation":
-    a number glued to a word that the paper writes as that same term is the name of its
-    model or setup, not a result (a term the paper never writes, "13B", "10-fold", is
-    checked as any number)."""
+    a number glued to a word that the paper writes as that same term of a name is the name
+    of its model or setup, not a result (a term the paper never writes, "13B", "10-fold",
+    or writes only as a quantity, "35k queries", is checked as any number)."""
     written = number.text.replace(" ", "")
     if not _GLUED_TERM.fullmatch(written):
         return False
-    term = re.compile(rf"(?:^|[^\w.]|[-_]){re.escape(written)}(?!\w)", re.IGNORECASE)
+    # A hyphenated compound ("5-fold", "3-shot", "8-bit") names a setup wherever the paper
+    # writes it; a number with a bare suffix ("7B", "35k", "3x") is a quantity unless the
+    # paper writes it glued to a name on its left ("PaSa-7b", "Qwen2.5-7B").
+    before = r"(?:^|[^\w.]|[-_])" if "-" in written else r"[A-Za-z][\w.]*[-_]"
+    term = re.compile(rf"{before}{re.escape(written)}(?!\w)", re.IGNORECASE)
     indexes = [sources.papers[p] for p in {p for p, _ in units} if p in sources.papers]
     return any(term.search(u.text) for index in indexes for u in index)
 
