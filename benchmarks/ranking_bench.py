@@ -35,6 +35,8 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from _args import add_judge_replay, add_ranking_inputs
+
 from paperbrief.profile import Profile, load_profile
 from paperbrief.rank import Embedder, flags, select_picks
 from paperbrief.rank.evaluate import (
@@ -337,15 +339,12 @@ def head_sweep(
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--listings", type=Path, required=True)
-    parser.add_argument("--picks", type=Path, required=True)
-    parser.add_argument("--profile", type=Path, default=Path("examples/profile.toml"))
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/paperbrief-bench.db"))
+    add_ranking_inputs(parser)
     parser.add_argument("--since", type=date.fromisoformat, default=None)
     parser.add_argument("--until", type=date.fromisoformat, default=None)
     parser.add_argument("--quick", action="store_true", help="Default variants only.")
     parser.add_argument("--model", default=None, help="Embedding model (default: profile's).")
-    parser.add_argument("--judge-replay", type=Path, default=None, help="Recorded judge answers.")
+    add_judge_replay(parser)
     parser.add_argument(
         "--head-sweep", action="store_true", help="With --judge-replay: head sizing variants."
     )

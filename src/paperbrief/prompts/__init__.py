@@ -29,6 +29,9 @@ LANGUAGE_STYLE = {
 }
 
 
+KEY_PHRASES = 8  # a line's key phrases a prompt shows
+
+
 def load(name: str) -> Template:
     """A prompt file of the package (``paperbrief/prompts/<name>.md``)."""
     text = (resources.files("paperbrief") / "prompts" / f"{name}.md").read_text(encoding="utf-8")
@@ -41,7 +44,9 @@ def defuse(text: str) -> str:
     return _DELIMITER.sub(lambda match: "‹" + match.group(0)[1:], text)
 
 
-def _priority(weight: float) -> str:
+def priority_note(weight: float) -> str:
+    """The note after a line's name in every prompt that shows the reader (``line_named``
+    strips it from a model's answer)."""
     if weight > 1.0:
         return " [high priority]"
     if weight < 1.0:
@@ -85,9 +90,9 @@ def describe_profile(profile: Profile) -> str:
     key phrases), assets, and what to avoid (with the cases where it is still fine)."""
     lines = [f"Reader: {profile.name}", "Research lines (strongest first):"]
     for number, line in enumerate(profile.research_lines, 1):
-        keywords = ", ".join([*line.keywords[:8], *line.keywords_zh[:4]])
+        keywords = ", ".join([*line.keywords[:KEY_PHRASES], *line.keywords_zh[:4]])
         lines.append(
-            f"Line {number} — {line.name}{_priority(line.weight)}:"
+            f"Line {number} — {line.name}{priority_note(line.weight)}:"
             f" {' '.join(line.description.split())} (keywords: {keywords})"
         )
     if profile.assets:

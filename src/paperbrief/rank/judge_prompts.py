@@ -24,10 +24,9 @@ from paperbrief.models import Paper
 from paperbrief.profile import Profile
 from paperbrief.text import split_sentences
 
-# Of a line's first KEY_PHRASES key phrases (as many as ``prompts.describe_profile`` shows),
-# those its description does not spell, at most NEW_PHRASES: the profile stands in every
-# judge and screen request of the day.
-KEY_PHRASES = 8
+# Of a line's first ``prompts.KEY_PHRASES`` key phrases (as many as ``describe_profile``
+# shows), those its description does not spell, at most NEW_PHRASES: the profile stands in
+# every judge and screen request of the day.
 NEW_PHRASES = 5
 
 
@@ -89,12 +88,6 @@ def _folded(text: str) -> str:
     return " ".join(re.sub(r"[-_/]", " ", text).casefold().split())
 
 
-def _priority(weight: float) -> str:
-    """The note ``prompts.describe_profile`` puts after a line's name, and ``line_named``
-    strips from a model's answer: the same words here, so the judge's answers read back."""
-    return " [high priority]" if weight > 1.0 else " [lower priority]" if weight < 1.0 else ""
-
-
 def judge_profile(profile: Profile) -> str:
     """The reader as the judge's prefix shows them: ``prompts.describe_profile`` made
     compact, since this text is paid for in every request of the day. Each line keeps its
@@ -106,10 +99,12 @@ def judge_profile(profile: Profile) -> str:
     for number, line in enumerate(profile.research_lines, 1):
         description = " ".join(line.description.split())
         seen = _folded(description)
-        phrases = (line.keywords or line.keywords_zh)[:KEY_PHRASES]
+        phrases = (line.keywords or line.keywords_zh)[: prompts.KEY_PHRASES]
         extra = [k for k in phrases if _folded(k) not in seen][:NEW_PHRASES]
         also = f" Also: {', '.join(extra)}." if extra else ""
-        out.append(f"Line {number} — {line.name}{_priority(line.weight)}: {description}{also}")
+        out.append(
+            f"Line {number} — {line.name}{prompts.priority_note(line.weight)}: {description}{also}"
+        )
     if profile.assets:
         assets = [f"{a.name} ({a.kind}): {' '.join(a.description.split())}" for a in profile.assets]
         out.append("Assets: " + "; ".join(a.rstrip(".") for a in assets) + ".")
