@@ -302,10 +302,13 @@ def judged_views(days: Sequence[EvaluatedDay], replay: Replay, profile: Profile)
         m = summarize(results)
         ci = m["ci95"]
         assert isinstance(ci, dict)
-        r5, ndcg = ci["recall@5"], ci["ndcg@10"]
+        # one listing day has no bootstrap interval (nothing to resample)
+        r5, ndcg = ci.get("recall@5"), ci.get("ndcg@10")
+        r5_ci = f" [{r5[0]:.2f},{r5[1]:.2f}]" if r5 else " [  -  ,  - ]"
+        ndcg_ci = f" [{ndcg[0]:.2f},{ndcg[1]:.2f}]" if ndcg else " [  -  ,  - ]"
         print(
-            f"{name:34s}{recall(m, 5):7.3f} [{r5[0]:.2f},{r5[1]:.2f}]{recall(m, 10):8.3f}"
-            f"{m['ndcg@10']:8.3f} [{ndcg[0]:.2f},{ndcg[1]:.2f}]{m['mrr']:8.3f}"
+            f"{name:34s}{recall(m, 5):7.3f}{r5_ci}{recall(m, 10):8.3f}"
+            f"{m['ndcg@10']:8.3f}{ndcg_ci}{m['mrr']:8.3f}"
         )
     print(f"\nwhole listing: {head_share(days, profile)}")
     fusion = [d.reader.reader.fusion for d in days]
