@@ -7,13 +7,14 @@ one home. Real loopback HTTP and SMTP servers, real SQLite."""
 from __future__ import annotations
 
 import json
+import smtplib
 import time
 from dataclasses import replace
 from datetime import date
 
 import pytest
 
-from paperbrief.deliver import deliver_digest
+from paperbrief.deliver import deliver_digest, mail
 from paperbrief.deliver.dispatch import delivery_key
 from paperbrief.models import Digest
 from paperbrief.pipeline import QuietReporter, RunOptions, deliver_published, run_day
@@ -207,6 +208,19 @@ def test_an_smtp_server_dripping_its_greeting_is_cut_at_the_timeout(tmp_path):
         (result,) = _deliver(store, profile, _store_digest(store, profile, digest))
     assert time.monotonic() - started < 3  # the drip alone takes two minutes
     assert result.status == "failed" and "longer than its limit" in result.detail
+
+
+def test_a_read_that_times_out_before_the_watchdog_is_the_same_limit():
+    """On a busy machine the socket's own timeout can beat the session's watchdog (both are
+    ``timeout``): smtplib then raises SMTPServerDisconnected("…: timed out"), which must read
+    as the limit too, not as a server that hung up (seen once in CI under load)."""
+    silent = drip(b"2", every=10.0)  # one byte of the greeting, then nothing
+    with RawServer(silent) as server, pytest.raises(smtplib.SMTPServerDisconnected) as raised:
+        smtplib.SMTP("127.0.0.1", server.port, timeout=0.3)
+    assert "longer than its limit" in mail._describe(raised.value, mail._Watchdog(60.0))
+    assert "longer than its limit" not in mail._describe(
+        smtplib.SMTPServerDisconnected("Connection unexpectedly closed"), mail._Watchdog(60.0)
+    )
 
 
 def test_an_earlier_days_failed_channel_is_retried_by_the_next_days_run(tmp_path):

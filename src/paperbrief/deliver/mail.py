@@ -367,9 +367,20 @@ def _text(reply: bytes | str) -> str:
 
 
 def _describe(error: BaseException, watchdog: _Watchdog) -> str:
-    if watchdog.fired:
+    if watchdog.fired or _timed_out(error):
         return f"the session took longer than its limit ({type(error).__name__})"
     return f"{type(error).__name__}: {error}"
+
+
+def _timed_out(error: BaseException | None) -> bool:
+    """A socket operation that hit the same limit before the watchdog did (smtplib wraps
+    the read's TimeoutError in SMTPServerDisconnected; a busy machine lets either go first)."""
+    seen = 0
+    while error is not None and seen < 5:
+        if isinstance(error, TimeoutError):
+            return True
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return False
 
 
 def _wire_format(message: EmailMessage) -> bytes:
