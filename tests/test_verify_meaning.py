@@ -13,6 +13,7 @@ from paperbrief.fulltext.units import Unit
 from paperbrief.text import find_numbers
 from paperbrief.text.citations import claim_sentences
 from paperbrief.text.direction import direction_of
+from paperbrief.write.quantities import _close
 from paperbrief.write.trace import _count_of_named, check_claim
 from paperbrief.write.verify import digest_sources
 from tests.support import FIXTURES
@@ -384,3 +385,17 @@ def test_a_count_reaches_a_name_only_through_modifiers(unit_text, claim, flagged
 )
 def test_a_bracketed_number_is_a_label_only_where_a_list_item_starts(text, kinds):
     assert [n.kind for n in find_numbers(text)] == kinds
+
+
+@pytest.mark.parametrize(
+    ("claim", "value", "close"),
+    [
+        ("约 0.03", 0.026, True),
+        ("约 0.03", 0.0255, True),  # rounds to 0.03 at the precision it is written in
+        ("约 0.03", 0.0345, True),
+        ("约 0.03", 0.036, False),
+        ("0.03", 0.026, False),  # not said to be approximate: rounding to 0.03 is 0.025-0.035
+    ],
+)
+def test_an_approximate_number_is_the_value_rounded_to_its_written_precision(claim, value, close):
+    assert _close(find_numbers(claim)[0], value) is close

@@ -28,8 +28,6 @@ from paperbrief.write.grid import places
 
 ROUNDING_TOLERANCE = 0.05  # relative error a rounded number may carry
 APPROX_TOLERANCE = 0.12  # … when it says it is approximate (约 / about / ~)
-# … and is the value rounded to its written precision (约 0.03 for 0.026; not 约两倍 for 1.7×)
-ROUNDED_APPROX_TOLERANCE = 0.16
 
 
 def _close(claim: NumberMention, value: float) -> bool:
@@ -47,7 +45,7 @@ def _close(claim: NumberMention, value: float) -> bool:
     rounded = abs(stated - value) <= half * (1 + 1e-9)
     relative = abs(stated - value) <= tolerance * abs(value) if value else False
     if claim.approx and rounded:  # "约 0.03" is 0.026 rounded to the precision it is written in
-        return abs(stated - value) <= ROUNDED_APPROX_TOLERANCE * abs(value)
+        return True
     return (rounded or claim.approx) and relative
 
 
