@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from _args import add_judge_replay, add_ranking_inputs
 from pydantic import ValidationError
 
 from paperbrief.llm.repair import parse_answer
@@ -188,16 +189,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     w = commands.add_parser("write", help="Write the first-screen requests.")
-    w.add_argument("--listings", type=Path, required=True)
-    w.add_argument("--picks", type=Path, required=True)
-    w.add_argument("--profile", type=Path, default=Path("examples/profile.toml"))
-    w.add_argument("--cache", type=Path, default=Path("/tmp/paperbrief-bench.db"))
-    w.add_argument("--judge-replay", type=Path, required=True, help="Its days are written.")
+    add_ranking_inputs(w)
+    add_judge_replay(w, required=True, help="Its days are written.")
     w.add_argument("--days", type=date.fromisoformat, nargs="*", default=None)
     w.add_argument("--out", type=Path, required=True)
     f = commands.add_parser("fold", help="Fold the answers into a replay file.")
     f.add_argument("--requests", type=Path, required=True)
-    f.add_argument("--judge-replay", type=Path, required=True)
+    add_judge_replay(f, required=True)
     f.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.command == "write":

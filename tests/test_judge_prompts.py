@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from paperbrief.models import Paper, ScoredPaper
+from paperbrief.models import ScoredPaper
 from paperbrief.profile import load_profile
 from paperbrief.prompts import line_named
 from paperbrief.rank.judge import ReplayAnswers, judge_ranking, prompt_tokens
@@ -18,6 +18,7 @@ from paperbrief.rank.judge_prompts import (
 )
 from paperbrief.rank.reader import Reader
 from tests.support import EXAMPLE_PROFILE
+from tests.support.rank import listed_paper
 
 # An answer as the earlier, longer prompt's model wrote them (benchmarks/data replays).
 EARLIER_ANSWER = {
@@ -73,14 +74,7 @@ def papers(n: int) -> list[ScoredPaper]:
     abstract = "We measure what test execution is worth to coding agents. " * 6
     return [
         ScoredPaper(
-            paper=Paper(
-                id=f"2605.{i:05d}",
-                title=f"Paper {i:03d} on agents",
-                authors=("A",),
-                abstract=abstract,
-                categories=("cs.SE",),
-                primary_category="cs.SE",
-            ),
+            paper=listed_paper(i, f"Paper {i:03d} on agents", abstract),
             score=100.0 - i,
             stars=2,
             components={"cheap": 1.0 - i / n, "relevance": 50.0 - i / 10},

@@ -18,7 +18,7 @@ from paperbrief.rank.judge import LLMAnswers, ReplayAnswers, judge_ranking, load
 from paperbrief.rank.reader import Reader
 from paperbrief.store import open_store
 from tests.support.openai_server import OpenAIServer, Reply
-from tests.support.rank import RANK_FIXTURES, seeded_store
+from tests.support.rank import RANK_FIXTURES, listed_paper, seeded_store
 
 KEY_RE = re.compile(r'<paper key="(P\d+)">')
 BLOCK_RE = re.compile(r'<paper key="(P\d+)">\nTitle: (.*?)\n.*?Abstract: (.*?)\n</paper>', re.S)
@@ -48,14 +48,7 @@ def store(tmp_path):
 
 
 def paper(i: int, abstract: str = "We study program repair.") -> Paper:
-    return Paper(
-        id=f"2605.{i:05d}",
-        title=f"Paper {i}",
-        authors=("A",),
-        abstract=abstract,
-        categories=("cs.SE",),
-        primary_category="cs.SE",
-    )
+    return listed_paper(i, abstract=abstract)
 
 
 def ranking(n: int = 8, abstracts: dict[int, str] | None = None) -> list[ScoredPaper]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from paperbrief.models import Paper
 from paperbrief.profile import Profile, load_profile
 from paperbrief.rank.embed import DEFAULT_MODEL, Embedder
 from paperbrief.store import Store, open_store
@@ -39,3 +40,15 @@ def rank_embedder(tmp_path_factory: pytest.TempPathFactory, encoder: object) -> 
 @pytest.fixture(scope="module", name="profile")
 def rank_profile() -> Profile:
     return load_profile(RANK_FIXTURES / "profile.toml")
+
+
+def listed_paper(i: int, title: str = "", abstract: str = "We study program repair.") -> Paper:
+    """Paper number ``i`` of a made-up cs.SE listing (id 2605.0000i)."""
+    return Paper(
+        id=f"2605.{i:05d}",
+        title=title or f"Paper {i}",
+        authors=("A",),
+        abstract=abstract,
+        categories=("cs.SE",),
+        primary_category="cs.SE",
+    )

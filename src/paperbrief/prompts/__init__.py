@@ -99,9 +99,15 @@ def describe_profile(profile: Profile) -> str:
         lines.append("Assets the reader has:")
         lines.extend(f"- {a.name} ({a.kind}): {a.description}" for a in profile.assets)
     if profile.avoid:
-        avoided = [
-            topic.topic + (f" (fine when: {', '.join(topic.unless)})" if topic.unless else "")
-            for topic in profile.avoid
-        ]
-        lines.append("Less interested in: " + "; ".join(avoided))
+        lines.append(avoided_topics(profile))
     return "\n".join(lines)
+
+
+def avoided_topics(profile: Profile) -> str:
+    """The reader's avoided topics as every prompt that shows the reader says them, each
+    with the cases where it is still fine."""
+    avoided = [
+        topic.topic + (f" (fine when: {', '.join(topic.unless)})" if topic.unless else "")
+        for topic in profile.avoid
+    ]
+    return "Less interested in: " + "; ".join(avoided)

@@ -109,11 +109,7 @@ def judge_profile(profile: Profile) -> str:
         assets = [f"{a.name} ({a.kind}): {' '.join(a.description.split())}" for a in profile.assets]
         out.append("Assets: " + "; ".join(a.rstrip(".") for a in assets) + ".")
     if profile.avoid:
-        avoided = [
-            topic.topic + (f" (fine when: {', '.join(topic.unless)})" if topic.unless else "")
-            for topic in profile.avoid
-        ]
-        out.append("Less interested in: " + "; ".join(avoided))
+        out.append(prompts.avoided_topics(profile))
     return "\n".join(out)
 
 
