@@ -208,3 +208,57 @@ def test_a_correlations_sign_must_be_located():
     )
     assert not findings(signed, "回答越长评分越低，两者负相关 [E1]。")
     assert findings(signed, "回答长度与评分正相关 [E1]。")
+
+
+_SWEEP = (
+    "Method Accuracy F1 BaseNet 71.2 65.0 FastNet 68.4 61.3 OurNet 74.9 70.2 Table 3: Results. "
+    "λ Accuracy Cost 0.1 70.3 120 0.2 72.8 240 0.4 74.9 610 Table 5: Effect of the penalty λ."
+)
+
+
+def test_a_second_table_labelled_by_numbers_is_cut_into_its_rows():
+    from paperbrief.write.grid import grid_rows
+
+    rows = [[c.text for c in row.cells if c] for row in grid_rows(_unit("E1", _SWEEP))]
+    assert rows[-3:] == [["0.1", "70.3", "120"], ["0.2", "72.8", "240"], ["0.4", "74.9", "610"]]
+    assert rows[0] == ["71.2", "65.0"]
+
+
+@pytest.mark.parametrize(
+    ("honest", "planted"),
+    [
+        pytest.param(
+            "把 λ 从 0.1 调到 0.2，准确率从 70.3 升到 72.8，成本从 120 增到 240 [E1]。",
+            "把 λ 从 0.1 调到 0.2，准确率从 70.3 升到 74.9，成本从 120 增到 240 [E1]。",
+            id="zh-arrivals-of-another-row",
+        ),
+        pytest.param(
+            "Raising λ from 0.2 to 0.4 lifts accuracy from 72.8 to 74.9 and the cost from 240 to 610 [E1].",
+            "Raising λ from 0.2 to 0.4 lifts accuracy from 72.8 to 74.9 and the cost from 120 to 610 [E1].",
+            id="en-starts-of-another-row",
+        ),
+    ],
+)
+def test_moves_said_together_go_from_one_row_to_another(honest, planted):
+    sources = _prose(_SWEEP)
+    assert not findings(sources, honest), honest
+    assert any("not one row" in f.detail for f in findings(sources, planted)), planted
+
+
+@pytest.mark.parametrize(
+    ("honest", "planted"),
+    [
+        pytest.param(
+            "+3.7，准确率也更高", "+3.7，准确率反而更低", id="zh-measure-named-in-chinese"
+        ),
+        pytest.param(
+            "+5.2 F1; accuracy is higher too",
+            "+5.2 F1; accuracy is slightly lower",
+            id="en-measure",
+        ),
+    ],
+)
+def test_a_results_rows_comment_on_a_measure_is_ours_against_the_baseline(agent, honest, planted):
+    row = "基准 | Accuracy / F1 | BaseNet 71.2 / 65.0 | OurNet 74.9 / 70.2 | {} | Table 3 [E1]"
+    assert not findings(agent, row.format(honest), "results"), honest
+    assert any(f.check == "comparison" for f in findings(agent, row.format(planted), "results"))

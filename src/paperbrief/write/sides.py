@@ -22,6 +22,10 @@ located numbers:
 * value of a row (``settle_row``, ``settle_subject_row``): the value a claim gives a named row
   is in that row; the level a move said of a named subject arrives at is in its row
   ("去掉 [Expand] 后，…，精度从 0.5146 升到 0.6738": w/o [Expand]'s, not the full model's);
+* moves said together (``settle_conditions``) go from one condition to another: their
+  starts are one row of a cited table, and so are their arrivals;
+* a results row's comment on one of its measures (``commented_rows``: "精度也更高"): ours
+  against the baseline at that measure's place in the row;
 * one measure of two things (``paired_rows``, ``settle_pair``): a results row's baseline and
   ours sit at one place of two parallel lines (one column of two rows).
 
@@ -40,7 +44,7 @@ from dataclasses import dataclass
 from paperbrief.fulltext.units import Unit, UnitIndex, table_key
 from paperbrief.text import NumberMention, find_numbers
 from paperbrief.text.direction import cues, direction_of
-from paperbrief.text.names import Name, name_key
+from paperbrief.text.names import Name, metric_of, name_key
 from paperbrief.write.grid import grid_rows
 from paperbrief.write.quantities import TO_WORD
 
@@ -167,7 +171,8 @@ def _holding(
 
 
 # ------------------------------------------------------------------- reading the claim
-_BREAK = re.compile(r"[，；;。!?！？|\n]|,(?!\d{3})")
+# where a comma clause ends (brackets do not end it; a thousands comma is no clause)
+CLAUSE_BREAK = re.compile(r"[，；;。!?！？|\n]|,(?!\d{3})")
 _REFERENCE_WORD = re.compile(
     r"(?:相比(?:于)?|相较(?:于)?|对比|比|较|与|和|than|compared (?:to|with)|relative to|versus|"
     r"vs\.?|over|against)\s*$",
@@ -179,7 +184,7 @@ def clause_subject(plain: str, before: int, names: Sequence[Name]) -> Name | Non
     """The subject a clause that names none carries from the sentence: the last name that
     starts a clause before ``before`` ("PaSa-7b 基于 Qwen2.5-7b，在同一框架里召回低于 …":
     PaSa-7b)."""
-    starts = [0, *(m.end() for m in _BREAK.finditer(plain, 0, before))]
+    starts = [0, *(m.end() for m in CLAUSE_BREAK.finditer(plain, 0, before))]
     found = None
     for name in names:
         if name.start >= before:
@@ -249,7 +254,9 @@ def moves(plain: str, numbers: Sequence[NumberMention]) -> list[Assertion]:
         if said is None or number.unit:
             continue
         start = max(0, number.start - 60) + said.start()
-        clause = plain[max((m.end() for m in _BREAK.finditer(plain, 0, start)), default=0) : start]
+        clause = plain[
+            max((m.end() for m in CLAUSE_BREAK.finditer(plain, 0, start)), default=0) : start
+        ]
         if re.search(r"从|由|\bfrom\b", clause, re.IGNORECASE):
             continue  # its level of departure is stated in words
         sign = 1 if said.group("up") else -1
@@ -298,10 +305,10 @@ def comparatives(
             if len(others) > 1:  # a results row: the value's own cell first
                 others = [m for m in others if _cell_of(plain, m.start) == cell]
         else:
-            start = max((m.end() for m in _BREAK.finditer(plain, 0, value.start)), default=0)
+            start = max((m.end() for m in CLAUSE_BREAK.finditer(plain, 0, value.start)), default=0)
             if start == 0 or re.search(r"比|于|than", plain[start : value.start], re.I):
                 continue
-            previous = max((m.end() for m in _BREAK.finditer(plain, 0, start - 1)), default=0)
+            previous = max((m.end() for m in CLAUSE_BREAK.finditer(plain, 0, start - 1)), default=0)
             others = [m for m in levels if previous <= m.start < start and m.unit == value.unit]
         if len(others) != 1:
             continue
@@ -478,6 +485,35 @@ def settle_move_in_prose(
                    f"the level, not a {way} to it")  # fmt: skip
 
 
+def settle_conditions(
+    found: Sequence[Assertion], lines: Sequence[Line], same: SameValue
+) -> Verdict | None:
+    """Moves said together ("奖励系数从 1.5 调到 2.0，动作数从 382.4 翻到 785.5，召回从 0.7931 升到
+    0.8063") go from one condition to another: the levels they start from are one row of a
+    cited table, and so are the levels they arrive at. None when fewer than two moves, or
+    when a level is held in no row or the levels in rows of different tables."""
+    both = [m for m in found if m.reference is not None and m.reference.value is not None]
+    if len(both) < 2:
+        return None
+    for end, values in (
+        ("start from", [m.reference.value for m in both if m.reference is not None]),
+        ("arrive at", [m.subject.value for m in both]),
+    ):
+        held = [
+            [line for line, _ in _holding(v, lines, same) if line.axis == "row"]
+            for v in values
+            if v is not None
+        ]
+        sources = {line.source for rows in held for line in rows}
+        if not all(held) or len(sources) != 1:
+            continue
+        if not set.intersection(*({id(line) for line in rows} for rows in held)):
+            said = ", ".join(written(v) for v in values if v is not None)
+            return Verdict(False, f"the levels the moves {end} ({said}) are not one row of "
+                           f"the cited {sources.pop()}")  # fmt: skip
+    return None
+
+
 def settle_row(
     number: NumberMention, subject: Name, lines: Sequence[Line], same: SameValue
 ) -> Verdict | None:
@@ -583,3 +619,47 @@ def paired_rows(plain: str, names: Sequence[Name], levels: Sequence[NumberMentio
     if len(baseline) == 1 or len(ours) == 1:
         return [(a, b) for a in baseline for b in ours]
     return []
+
+
+# "精度也更高", "precision is slightly lower": a measure and a comparative of no object
+_MEASURE_COMPARATIVE = re.compile(
+    r"(?P<measure>[A-Za-z][\w@-]*|[\u4e00-\u9fff]{2,3}?)\s*(?:也|还|则|反而|同样|均)?\s*"
+    r"(?:略|稍|更|要|明显)*\s*(?P<adjective>高|低)(?![于过出])|"
+    r"\b(?P<english>[A-Za-z][\w@-]*)\s+(?:is\s+|was\s+|also\s+|slightly\s+|much\s+|even\s+)*"
+    r"(?P<direction>higher|lower)\b(?!\s+than\b)",
+    re.IGNORECASE,
+)
+
+
+def commented_rows(plain: str, levels: Sequence[NumberMention]) -> list[Assertion]:
+    """A results row's comment on one of its measures ("Recall / Precision | … 0.3873 /
+    0.1457 | … 0.4834 / 0.1448 | +9.64% recall，精度也更高"): ours against the baseline at that
+    measure's place in the row's metric cell ("精度" is its "Precision", ``metric_of``)."""
+    cells = plain.split(" | ")
+    if len(cells) < 5:
+        return []
+    offsets = list(itertools.accumulate([0, *(len(c) + 3 for c in cells)]))
+    metrics = [metric_of(part) for part in re.split(r"\s*/\s*|、", cells[1])]
+
+    def values(index: int) -> list[NumberMention]:
+        a, b = offsets[index], offsets[index] + len(cells[index])
+        return [m for m in levels if a <= m.start < b]
+
+    baseline, ours = values(2), values(3)
+    if not (len(metrics) == len(baseline) == len(ours)):
+        return []
+    found = []
+    for index in range(4, len(cells)):
+        for match in _MEASURE_COMPARATIVE.finditer(cells[index]):
+            measure = metric_of(match.group("measure") or match.group("english") or "")
+            places = [i for i, metric in enumerate(metrics) if metric and metric == measure]
+            if len(places) != 1:
+                continue
+            up = (match.group("adjective") or "") == "高" or (
+                (match.group("direction") or "").lower() == "higher"
+            )
+            place = places[0]
+            found.append(Assertion("order", Side(None, ours[place]), Side(None, baseline[place]),
+                                   1 if up else -1, match.group(0),
+                                   offsets[index] + match.start()))  # fmt: skip
+    return found

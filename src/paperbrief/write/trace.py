@@ -66,15 +66,18 @@ from paperbrief.write.quantities import (
 )
 from paperbrief.write.relations import bindings, fold_formula, plain_value, relations
 from paperbrief.write.sides import (
+    CLAUSE_BREAK,
     Line,
     Side,
     cited_lines,
     clause_subject,
+    commented_rows,
     comparatives,
     labelled,
     levels_in,
     moves,
     paired_rows,
+    settle_conditions,
     settle_move,
     settle_move_in_prose,
     settle_order,
@@ -1011,7 +1014,7 @@ _THAN = re.compile(
 _MERIT_THAN = re.compile(r"优于|好于|胜过|强于|不如|劣于|差于|逊于|领先|落后|better|worse|"
                          r"outperform|underperform|beat|surpass|trail", re.IGNORECASE)  # fmt: skip
 _BOUND_THAN = re.compile(r"大于|小于|多于|少于|超过|more|less|fewer|greater", re.IGNORECASE)
-_BREAK = re.compile(r"[，；;。!?！？|\n]|,(?!\d{3})")
+_BREAK = CLAUSE_BREAK
 
 
 def _break_start(plain: str, position: int) -> int:
@@ -1153,8 +1156,10 @@ def _moves_findings(claim: _Claim, indexes: Mapping[str, UnitIndex]) -> list[Fin
     in the row of the subject it is said of (``sides.settle_subject_row``)."""
     lines = claim.lines(indexes)
     names = names_in(claim.plain)
-    findings = []
-    for move in moves(claim.plain, claim.levels):
+    said = moves(claim.plain, claim.levels)
+    together = settle_conditions(said, lines, _same)
+    findings = [Finding("name", together.why)] if together is not None else []
+    for move in said:
         for found in (
             settle_move(move, lines, claim.numbers, _same),
             settle_move_in_prose(move, claim.units, _same),
@@ -1263,8 +1268,9 @@ def _trailing_findings(claim: _Claim) -> list[Finding]:
 
 
 def _pair_findings(claim: _Claim, indexes: Mapping[str, UnitIndex]) -> list[Finding]:
-    """A results row's baseline and ours, and the two values of a comparison, are one
-    measure of two things: one column (or row) of a cited table (``sides.settle_pair``)."""
+    """A results row's baseline and ours are one measure of two things: one column (or row)
+    of a cited table (``sides.settle_pair``); a comment on one of its measures ("精度也更高")
+    is ours against the baseline there (``sides.commented_rows``)."""
     if claim.plain.count(" | ") < 3:
         return []
     lines = claim.lines(indexes)
@@ -1274,6 +1280,12 @@ def _pair_findings(claim: _Claim, indexes: Mapping[str, UnitIndex]) -> list[Find
         found = settle_pair(first, second, lines, _same)
         if found is not None and not found.holds:
             findings.append(Finding("name", found.why))
+    for said in commented_rows(claim.plain, levels):
+        if said.reference is None:
+            continue
+        found = settle_order(said.subject, said.reference, said.sign, lines, _same)
+        if found is not None and not found.holds:
+            findings.append(Finding("comparison", f"“{said.cue}”: {found.why}"))
     return findings
 
 
