@@ -262,3 +262,28 @@ def test_a_results_rows_comment_on_a_measure_is_ours_against_the_baseline(agent,
     row = "基准 | Accuracy / F1 | BaseNet 71.2 / 65.0 | OurNet 74.9 / 70.2 | {} | Table 3 [E1]"
     assert not findings(agent, row.format(honest), "results"), honest
     assert any(f.check == "comparison" for f in findings(agent, row.format(planted), "results"))
+
+
+def test_two_names_joined_by_with_are_one_system():
+    from paperbrief.text.names import names_in
+
+    said = [
+        n.text for n in names_in("比 Google Scholar with GPT-4o 高，Google with GPT-4o 为 0.2020")
+    ]
+    assert said == ["Google Scholar with GPT-4o", "Google with GPT-4o"]
+    units = {
+        "E1": _unit(
+            "E1", "OurNet outperforms BaseNet with BM25 by 3.7 points and FastNet by 5.1 points."
+        )
+    }
+    sources = Sources({"P": UnitIndex(units=units, title="OurNet")})
+    assert not findings(sources, "OurNet 比 BaseNet with BM25 高 3.7 分 [E1]。")
+    assert findings(sources, "OurNet 比 FastNet with BM25 高 3.7 分 [E1]。")
+
+
+def test_a_metric_is_named_in_either_language():
+    from paperbrief.text.names import metric_of
+
+    assert metric_of("精度") == metric_of("Precision") == "precision"
+    assert metric_of("召回率") == metric_of("Recall@20") == "recall"
+    assert metric_of("Rouge-2") == ""
