@@ -3,8 +3,10 @@
 A name is a Latin token that a reader would call a proper name in a Chinese or English
 digest: it has a capital letter after its first character, a digit, or ``-``/``@``/``_``/``.``
 inside (``PaSa-7b``, ``GPT-4o``, ``RealScholarQuery``, ``Recall@20``, ``BLEU``, ``R-1``), or it
-is a run of capitalised words (``Google Scholar``). Sentence-initial function words (``The``,
-``We``), labels (``Table``, ``Section``), units and citation ids are not names. ``name_key``
+is a run of capitalised words (``Google Scholar``), or two names joined by "with" (``Google
+with GPT-4o``: one system built of two, a row label of its own). Sentence-initial function
+words (``The``, ``We``), labels (``Table``, ``Section``), units and citation ids are not
+names. ``name_key``
 folds a name for matching (case, hyphens and spaces ignored: ``PaSa-7B`` = ``pasa 7b``).
 """
 
@@ -68,6 +70,10 @@ def names_in(text: str) -> list[Name]:
             continue
         if not _is_name(token):
             continue
+        if names and text[names[-1].end : start] == " with " and _is_name(names[-1].text):
+            # "Google with GPT-4o": one system (a baseline built of two), one name
+            names[-1] = Name(text[names[-1].start : end], names[-1].start, end)
+            continue
         titlecase = token[0].isupper() and token[1:].islower() and token.isalpha()
         followed = re.match(r" [A-Z]", text[end : end + 2]) is not None
         if titlecase and _sentence_start(text, start) and not followed:
@@ -124,3 +130,27 @@ def spelled_lists(text: str) -> str:
 def name_key(text: str) -> str:
     """A name folded for matching: lower case, letters, digits and CJK only."""
     return "".join(char for char in text.lower() if char.isalnum())
+
+
+# A metric's names across the digest's languages: "精度也更高" speaks of a "Precision" column.
+_METRIC_NAMES = {
+    "precision": ("precision", "精度", "精确率", "查准率"),
+    "recall": ("recall", "召回", "召回率", "查全率"),
+    "accuracy": ("accuracy", "acc", "准确率", "正确率"),
+    "f1": ("f1", "f1值"),
+    "error": ("error", "误差", "错误率"),
+    "latency": ("latency", "延迟", "时延"),
+    "loss": ("loss", "损失"),
+}
+
+
+def metric_of(text: str) -> str:
+    """The metric ``text`` names, as one folded name ("Precision", "精度" → "precision"), or
+    "" when it names none or several."""
+    key = name_key(text)
+    found = {
+        metric
+        for metric, spellings in _METRIC_NAMES.items()
+        if any(key == s or key.startswith(s) and not key[len(s) :].isalpha() for s in spellings)
+    }
+    return found.pop() if len(found) == 1 else ""

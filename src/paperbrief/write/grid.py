@@ -9,11 +9,14 @@ column (``quantities.derived``) and to check the name a claim gives a value (``t
 
 A run of two or more cells (numbers, or "-" for an empty cell) separated by nothing but
 spaces is a row; the words before it are its label. A unit with fewer than three such rows
-is prose, not a table.
+is prose, not a table. A second table whose rows are labelled by numbers (the run after its
+caption: "Table 8: … α Crawler Recall Crawler Actions 0.5 0.7227 175.9 1.0 0.7708 319.8 …")
+is cut into rows by its period: each column holds one quantity, of one magnitude.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -63,7 +66,42 @@ def grid_rows(unit: Unit) -> tuple[GridRow, ...]:
             close()
             label.append(token.group(0))
     close()
+    if rows and _CAPTION.search(rows[-1].label):
+        rows[-1:] = _numbered_rows(rows[-1])
     return tuple(rows) if len(rows) >= _MIN_ROWS else ()
+
+
+# a caption inside a row's label: the run after it is the body of the next table
+_CAPTION = re.compile(r"\b(?:Table|Tab\.)\s*[A-Z]?\d+[a-z]?\s*[:.]")
+_MAGNITUDE = 10.0  # the most one column's values may differ by (one column, one quantity)
+
+
+def _numbered_rows(run: GridRow) -> list[GridRow]:
+    """The last run of a unit that holds a second table (its caption is in the run's label)
+    and whose rows are labelled by numbers ("α Crawler Recall Crawler Actions 0.5 0.7227 175.9
+    1.0 0.7708 319.8 …"), cut into its rows: by the shortest period whose first column rises
+    and each of whose columns keeps one magnitude. The run stays whole when none does."""
+    cells = run.cells
+    if any(c is None for c in cells):
+        return [run]
+    values = [c.value * c.scale for c in cells if c is not None]
+    for period in range(2, len(values) // 2 + 1):
+        if len(values) % period:
+            continue
+        columns = [values[j::period] for j in range(period)]
+        first = columns[0]
+        rises = all(b > a for a, b in itertools.pairwise(first))
+        if rises and all(_one_magnitude(column) for column in columns):
+            return [
+                GridRow(run.label if start == 0 else "", cells[start : start + period])
+                for start in range(0, len(cells), period)
+            ]
+    return [run]
+
+
+def _one_magnitude(values: list[float]) -> bool:
+    low, high = min(values), max(values)
+    return low > 0 and high / low <= _MAGNITUDE
 
 
 def places(unit: Unit) -> dict[int, tuple[int, int, int]]:

@@ -16,8 +16,9 @@ large, never another paper:
    section) — a name of *another* row or column of a cited table, or one the paper never
    mentions, is wrong; the paper's own system name, the reader's names and names most of
    the paper's sections use are always fine;
-5. comparison: "A 高于 B" / "A outperforms B" agrees with the claim's own two numbers, with
-   the cited cells of A and B, or with a cited sentence comparing the same two names.
+5. comparison, move, value of a row: read as a structure (subject, reference, relation,
+   values) whose sides are located in the cited units and settled by their numbers
+   (``sides.py``), else by a cited sentence comparing the same two names.
 
 A claim with no citation is *not traced* (``Finding("citation", "no citation")``). The
 checks claim no more than this: a traced claim is consistent with the units it cites as far
@@ -31,6 +32,8 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
 
 from paperbrief.fulltext.units import Unit, UnitIndex, table_key
 from paperbrief.text import NumberMention, find_numbers, with_kind
@@ -50,7 +53,6 @@ from paperbrief.text.names import STOP_WORDS as _NAME_STOP
 from paperbrief.write.grid import grid_rows
 from paperbrief.write.quantities import (
     RELATIVE_WORD,
-    TO_WORD,
     assign,
     computations,
     counted_by_citation,
@@ -63,6 +65,26 @@ from paperbrief.write.quantities import (
     typing_word,
 )
 from paperbrief.write.relations import bindings, fold_formula, plain_value, relations
+from paperbrief.write.sides import (
+    CLAUSE_BREAK,
+    Line,
+    Side,
+    cited_lines,
+    clause_subject,
+    commented_rows,
+    comparatives,
+    labelled,
+    levels_in,
+    moves,
+    paired_rows,
+    settle_conditions,
+    settle_move,
+    settle_move_in_prose,
+    settle_order,
+    settle_pair,
+    settle_row,
+    settle_subject_row,
+)
 
 # The reader's part of a brief and the day-level text may speak of the reader's own numbers.
 READER_SECTIONS = frozenset({"reason", "technique", "experiment", "trend", "summary", "theme",
@@ -139,6 +161,19 @@ class _Claim:
     units: list[tuple[str, Unit]] = field(default_factory=list)
     others: list[Name] = field(default_factory=list)  # its other names (paper sections only)
     bindable: list[int] = field(default_factory=list)  # where "SYM=v" values may be read
+
+    _lines: list[Line] | None = None
+
+    def lines(self, indexes: Mapping[str, UnitIndex]) -> list[Line]:
+        """The rows and columns of the tables it cites (``sides.cited_lines``), read once."""
+        if self._lines is None:
+            self._lines = cited_lines(self.units, indexes)
+        return self._lines
+
+    @cached_property
+    def levels(self) -> list[NumberMention]:
+        """Every level the sentence writes (claimed or not): what a move or order relates."""
+        return levels_in(self.plain)
 
 
 _CLAUSE_EDGE = re.compile(r"[，,；;。！？!?：:（()）|\n]| — | – ")
@@ -846,20 +881,25 @@ def _comparison_findings(
     claim: _Claim,
     decided: set[int] = frozenset(),  # type: ignore[assignment]
     allowed: frozenset[str] = frozenset(),
+    indexes: Mapping[str, UnitIndex] | None = None,
 ) -> list[Finding]:
+    """Each comparison of two named things, settled by its sides' located numbers
+    (``sides.settle_order``: the claim's own values, else the cited tables' lines the names
+    label), else by a cited sentence comparing the same two; a side no cited unit states is
+    not passed."""
     findings: list[Finding] = []
-    for comparison in comparisons(claim.plain, claim.names):
+    lines = claim.lines(indexes or {})
+    names = names_in(claim.plain)
+    for comparison in [*comparisons(claim.plain, claim.names), *_subject_comparisons(claim, names)]:
         if any(abs(comparison.cue_start - d) <= 2 for d in decided):
             continue  # its two sides were matched to a cited comparison
         left, right = comparison.left, comparison.right
         context = claim.plain + " " + " ".join(u.column_label or u.text for _, u in claim.units)
         flip = comparison.axis == "merit" and lower_is_better(context)
         claimed = comparison.sign * (-1 if flip else 1)
-        verdict = _order_from_numbers(claim, comparison, claimed)
-        if verdict is None:
-            verdict = _order_from_cells(claim, left, right, claimed)
-        if verdict is None:
-            verdict = _order_from_sentences(claim, comparison)
+        order = _sides_of(claim, _with_subject(claim, comparison, names, lines))
+        found = settle_order(*order, claimed, lines, _same) if order else None
+        verdict = found.holds if found is not None else _order_from_sentences(claim, comparison)
         unstated = [side for side in (left, right) if _unstated_side(side, claim, allowed)]
         if verdict is None and unstated:
             findings.append(Finding("comparison", f"the cited units do not state "
@@ -872,38 +912,61 @@ def _comparison_findings(
     return findings
 
 
-def _order_from_numbers(claim: _Claim, comparison: Comparison, claimed: int) -> bool | None:
+def _with_subject(
+    claim: _Claim, comparison: Comparison, names: Sequence[Name], lines: Sequence[Line]
+) -> Comparison:
+    """ "OurNet 的准确率与 F1 都低于 BaseNet": a left side that labels no line of the cited
+    tables (a measure) while a name before it in its clause labels one is said of that one."""
+    left = comparison.left
+    if not lines or labelled(left, lines):
+        return comparison
+    start = _break_start(claim.plain, left.start)
+    before = [n for n in names if start <= n.start and n.end <= left.start and labelled(n, lines)]
+    return comparison._replace(left=before[-1]) if before else comparison
+
+
+def _same(claimed: NumberMention, evidence: NumberMention) -> bool:
+    return supports(claimed, evidence, cell=True)
+
+
+def _sides_of(claim: _Claim, comparison: Comparison) -> tuple[Side, Side] | None:
+    """The two sides of a comparison with the value the claim gives each: the first number
+    after each name (the first side's before the second name)."""
     left, right = comparison.left, comparison.right
+    if left.start == right.start:
+        return None
     ends = sorted((left.start, right.start))
-    first = _value_near(claim.numbers, left if left.start < right.start else right, ends[1])
-    second = _value_near(
-        claim.numbers, right if left.start < right.start else left, len(claim.plain)
-    )
-    if first is None or second is None or first is second or first.unit != second.unit:
-        return None
-    a, b = (first, second) if left.start < right.start else (second, first)
-    if a.value == b.value:
-        return None
-    return (a.value > b.value) == (claimed > 0)
+    first_name, second_name = (left, right) if left.start < right.start else (right, left)
+    first = _value_near(claim.numbers, first_name, ends[1])
+    after = _BREAK.search(claim.plain, second_name.end)  # its value is in its own clause
+    second = _value_near(claim.numbers, second_name, after.start() if after else len(claim.plain))
+    if first is not None and first is second:
+        second = None
+    values = {id(first_name): first, id(second_name): second}
+    return Side(left, values[id(left)]), Side(right, values[id(right)])
 
 
-def _order_from_cells(claim: _Claim, left: Name, right: Name, claimed: int) -> bool | None:
-    cells = [u for _, u in claim.units if u.kind == "cell" and u.evidence]
-    a_key, b_key = name_key(left.text), name_key(right.text)
-    for a in cells:
-        if not a_key or a_key not in name_key(a.row_label + " " + a.column_label):
+def _subject_comparisons(claim: _Claim, names: Sequence[Name]) -> list[Comparison]:
+    """ "PaSa-7b 基于 Qwen2.5-7b，在同一框架里召回低于 prompt GPT-4o 的版本": a than-comparison
+    whose clause names nothing before its cue is said of the sentence's subject."""
+    found = []
+    spans = _spans(claim.plain)
+    for cue in _THAN.finditer(claim.plain):
+        if _NEGATED.search(claim.plain[max(0, cue.start() - 6) : cue.start()]):
             continue
-        for b in cells:
-            if b is a or not b_key or b_key not in name_key(b.row_label + " " + b.column_label):
-                continue
-            if a.table != b.table or (a.column != b.column and a.row != b.row):
-                continue
-            va, vb = a.evidence[0].value, b.evidence[0].value
-            va = -va if a.evidence[0].negative else va
-            vb = -vb if b.evidence[0].negative else vb
-            if va != vb:
-                return (va > vb) == (claimed > 0)
-    return None
+        start, end = next(((a, b) for a, b in spans if a <= cue.start() < b), (0, len(claim.plain)))
+        if any(start <= n.start < cue.start() for n in names) or start == 0:
+            continue
+        right = next((n for n in names if cue.end() <= n.start < end), None)
+        subject = clause_subject(claim.plain, start, names)
+        if right is None or subject is None or name_key(subject.text) == name_key(right.text):
+            continue
+        if any(levels_in(claim.plain[start:end])):
+            continue  # a number of its own: the order of numbers reads it
+        axis: Any = "merit" if _MERIT_THAN.search(cue.group(0)) else "value"
+        sign = 1 if cue.lastgroup == "up" else -1
+        found.append(Comparison(subject, right, axis, sign, cue.start()))
+    return found
 
 
 def _order_from_sentences(claim: _Claim, comparison: Comparison) -> bool | None:
@@ -951,7 +1014,7 @@ _THAN = re.compile(
 _MERIT_THAN = re.compile(r"优于|好于|胜过|强于|不如|劣于|差于|逊于|领先|落后|better|worse|"
                          r"outperform|underperform|beat|surpass|trail", re.IGNORECASE)  # fmt: skip
 _BOUND_THAN = re.compile(r"大于|小于|多于|少于|超过|more|less|fewer|greater", re.IGNORECASE)
-_BREAK = re.compile(r"[，；;。!?！？|\n]|,(?!\d{3})")
+_BREAK = CLAUSE_BREAK
 
 
 def _break_start(plain: str, position: int) -> int:
@@ -984,35 +1047,6 @@ def _number_after_name(plain: str, name: Name, names: Sequence[Name],
     return None
 
 
-def _cell_named(
-    name: Name, level: NumberMention, claim: _Claim, indexes: Mapping[str, UnitIndex]
-) -> NumberMention | None:
-    """The value a cited cell's table gives ``name`` beside it ("0.40，略高于未微调的 GPT-4o",
-    the 0.40 a cell of row 3 and "GPT-4o" the label of column 4: the row's GPT-4o cell),
-    even when that cell is not cited: the table is the paper's own comparison."""
-    key = name_key(name.text)
-    for paper, unit in claim.units:
-        index = indexes.get(paper)
-        if unit.kind != "cell" or index is None or not key:
-            continue
-        if not any(supports(level, m, cell=True) for m in unit.evidence):
-            continue
-        table = index.tables.get(table_key(unit.table))
-        if table is None:
-            continue
-        for column, label in enumerate(table.column_labels, 1):
-            if column != unit.column and key in [name_key(p) for p in label.split(" / ")]:
-                other = index.get(f"{table.key}.r{unit.row}.c{column}")
-                if other is not None and other.evidence:
-                    return other.evidence[0]
-        for row, label in enumerate(table.row_labels, 1):
-            if row != unit.row and key == name_key(label.split(": ")[-1]):
-                other = index.get(f"{table.key}.r{row}.c{unit.column}")
-                if other is not None and other.evidence:
-                    return other.evidence[0]
-    return None
-
-
 def _unstated_side(name: Name, claim: _Claim, allowed: frozenset[str]) -> bool:
     """Whether the other side of a comparison is a name the cited units never state (text,
     context, labels): then they give nothing to compare against ("精度 0.95，高于 GPT-4o"
@@ -1022,6 +1056,11 @@ def _unstated_side(name: Name, claim: _Claim, allowed: frozenset[str]) -> bool:
     if not key or key in allowed or key in KIND_TERMS:
         return False
     return not any(key in _unit_keys(unit) for _, unit in claim.units)
+
+
+def _context(claim: _Claim) -> str:
+    """Where a metric's better side is read: the claim and its cited labels or sentences."""
+    return claim.plain + " " + " ".join(u.column_label or u.text for _, u in claim.units)
 
 
 def _ordered_numbers(
@@ -1058,7 +1097,20 @@ def _ordered_numbers(
             right = _number_after_name(plain, name, names, levels) if name else None
             values = [m for m in before if m.kind == "value"]
             if right is None and name is not None and values:
-                right = _cell_named(name, values[-1], claim, indexes)
+                # the value a cited table gives the name beside the claim's ("0.40，略高于未微调
+                # 的 GPT-4o": the GPT-4o column of the 0.40's row)
+                sign = 1 if cue.lastgroup == "up" else -1
+                if _MERIT_THAN.search(cue.group(0)) and lower_is_better(_context(claim)):
+                    sign = -sign
+                lines = claim.lines(indexes)
+                found = settle_order(Side(None, values[-1]), Side(name, None), sign, lines, _same)
+                if found is not None:
+                    decided.add(cue.start())
+                    if not found.holds:
+                        side = "above" if sign > 0 else "below"
+                        findings.append(Finding("comparison", f"{values[-1].text} is not {side} "
+                                                f"{name.text} ({found.why})"))  # fmt: skip
+                    continue
             if (
                 right is None
                 and name is not None
@@ -1085,8 +1137,7 @@ def _ordered_numbers(
             continue
         sign = 1 if cue.lastgroup == "up" else -1
         if _MERIT_THAN.search(cue.group(0)):
-            context = plain + " " + " ".join(u.column_label or u.text for _, u in claim.units)
-            sign = -sign if lower_is_better(context) else sign
+            sign = -sign if lower_is_better(_context(claim)) else sign
         decided.add(cue.start())
         if (a > b) != (sign > 0):
             side = "above" if sign > 0 else "below"
@@ -1099,29 +1150,25 @@ _BOUND_WORD = re.compile(r"不到|不及|超过|大于|小于|多于|少于|more
 _NEGATED = re.compile(r"(?:不|没有|没|未|并非|not|never|n't)\s*$", re.IGNORECASE)
 
 
-_FROM_TO_MOVE = re.compile(
-    r"从\s*(?P<a>[-−]?\d[\d.,]*)\s*%?\s*(?:[^\d，；;。]{0,6}?)"
-    r"(?:(?P<up>升|增|提高|提升|上升|涨|增长|增加)|(?P<down>降|减|下降|降低|跌|回落|减少|下滑|掉))了?\s*"
-    rf"(?:{TO_WORD})\s*(?P<b>[-−]?\d[\d.,]*)",
-    re.IGNORECASE,
-)
-
-
-def _moves_findings(plain: str) -> list[Finding]:
-    """ "精度从 0.5146 升到 0.6738": the claim's own two levels say which way it moved."""
-    findings = []
-    for match in _FROM_TO_MOVE.finditer(plain):
-        try:
-            a = float(match.group("a").replace(",", "").replace("−", "-"))
-            b = float(match.group("b").replace(",", "").replace("−", "-"))
-        except ValueError:
-            continue
-        if a == b:
-            continue
-        said = 1 if match.group("up") else -1
-        if (b > a) != (said > 0):
-            findings.append(Finding("direction", f"from {match.group('a')} to {match.group('b')} "
-                                    f"is no {'rise' if said > 0 else 'fall'}"))  # fmt: skip
+def _moves_findings(claim: _Claim, indexes: Mapping[str, UnitIndex]) -> list[Finding]:
+    """Each move the claim states ("精度从 0.5146 升到 0.6738", "升至 0.40"), settled by its
+    levels and the cited tables' lines (``sides.settle_move``), and the level it arrives at
+    in the row of the subject it is said of (``sides.settle_subject_row``)."""
+    lines = claim.lines(indexes)
+    names = names_in(claim.plain)
+    said = moves(claim.plain, claim.levels)
+    together = settle_conditions(said, lines, _same)
+    findings = [Finding("name", together.why)] if together is not None else []
+    for move in said:
+        for found in (
+            settle_move(move, lines, claim.numbers, _same),
+            settle_move_in_prose(move, claim.units, _same),
+            settle_subject_row(claim.plain, move, names, lines, _same),
+        ):
+            if found is not None and not found.holds:
+                check = "name" if "row of" in found.why else "direction"
+                findings.append(Finding(check, found.why))
+                break
     return findings
 
 
@@ -1157,6 +1204,24 @@ def _polarity_findings(
     return findings
 
 
+_CORRELATION_WORD = re.compile(r"correlat|相关", re.IGNORECASE)
+
+
+def _correlation_sign_findings(claim: _Claim) -> list[Finding]:
+    """ "Figure 4 的负相关" citing a sentence about "the correlation found in Figure 4": a
+    correlation's sign the claim states must be located in a cited unit; where the cited
+    units speak of the correlation and none says which way, the sign is the claim's own."""
+    signed_here = [(s, e) for s, e, axis, _ in cues(claim.plain) if axis == "correlation"]
+    sentences = [u.text for _, u in claim.units if u.kind == "sentence" and not u.quoted]
+    if not signed_here or not any(_CORRELATION_WORD.search(text) for text in sentences):
+        return []
+    if any(axis == "correlation" for text in sentences for _, _, axis, _ in cues(text)):
+        return []  # a cited sign: the polarity check compares it
+    start, end = signed_here[0]
+    return [Finding("direction", f"“{claim.plain[start:end]}”: the cited units state the "
+                    "correlation, not its sign")]  # fmt: skip
+
+
 def _readings(
     text: str, start: int, end: int, axis: str, sign: int, *, lenient: bool
 ) -> set[tuple[str, int]]:
@@ -1183,34 +1248,44 @@ def _tied(plain: str, start: int, end: int, number: NumberMention) -> bool:
     return number.end <= start <= number.end + 6 and not _BREAK.search(plain[number.end : start])
 
 
-# "BART 自己的 23.78，多任务的 23.24 略高": a comparative right after a number, of no "比"
-# or "than", compares it with the number of the clause before
-_TRAILING_COMPARATIVE = re.compile(
-    r"^\s?(?:略|更|稍|还要|要)(?P<adjective>高|低|大|小|多|少|长|短)(?!于)"
-)
-_THAN_WORD = re.compile(r"比|于|than", re.IGNORECASE)
-
-
 def _trailing_findings(claim: _Claim) -> list[Finding]:
+    """A comparative with no named object ("23.24 略低", "α=0.638（衰减更陡）"), against the
+    one value it can be set against (``sides.comparatives``); counts are no levels."""
     plain = claim.plain
     levels = [m for m in _levels_of(plain) if m.kind == "value" and m.pair is None]
+    levels = [m for m in levels if not _is_count(plain, m)]
     findings = []
-    for number in levels:
-        said = _TRAILING_COMPARATIVE.match(plain[number.end :])
-        if said is None:
+    for said in comparatives(plain, levels, names_in(plain)):
+        if said.reference is None or said.subject.value is None or said.reference.value is None:
             continue
-        start = _break_start(plain, number.start)
-        if _THAN_WORD.search(plain[start : number.start]) or start == 0:
+        value, other = said.subject.value, said.reference.value
+        found = settle_order(said.subject, said.reference, said.sign, [], _same)
+        if found is not None and not found.holds:
+            side = "above" if said.sign > 0 else "below"
+            findings.append(Finding("comparison", f"{value.text} is not {side} {other.text} "
+                                    f"(“{said.cue}”)"))  # fmt: skip
+    return findings
+
+
+def _pair_findings(claim: _Claim, indexes: Mapping[str, UnitIndex]) -> list[Finding]:
+    """A results row's baseline and ours are one measure of two things: one column (or row)
+    of a cited table (``sides.settle_pair``); a comment on one of its measures ("精度也更高")
+    is ours against the baseline there (``sides.commented_rows``)."""
+    if claim.plain.count(" | ") < 3:
+        return []
+    lines = claim.lines(indexes)
+    levels = [m for m in claim.numbers if m.kind == "value" and m.pair is None]
+    findings = []
+    for first, second in paired_rows(claim.plain, names_in(claim.plain), levels):
+        found = settle_pair(first, second, lines, _same)
+        if found is not None and not found.holds:
+            findings.append(Finding("name", found.why))
+    for said in commented_rows(claim.plain, levels):
+        if said.reference is None:
             continue
-        previous = _break_start(plain, start - 1)
-        before = [m for m in levels if previous <= m.start < start and m.unit == number.unit]
-        if len(before) != 1 or _is_count(plain, before[0]) or _is_count(plain, number):
-            continue
-        a, b = before[0].value * before[0].scale, number.value * number.scale
-        up = said.group("adjective") in "高大多长"
-        if a != b and (b > a) != up:
-            side = "above" if up else "below"
-            findings.append(Finding("comparison", f"{number.text} is not {side} {before[0].text}"))
+        found = settle_order(said.subject, said.reference, said.sign, lines, _same)
+        if found is not None and not found.holds:
+            findings.append(Finding("comparison", f"“{said.cue}”: {found.why}"))
     return findings
 
 
@@ -1689,24 +1764,24 @@ def _settings_stated(
     return found
 
 
-def _grid_row_finding(plain: str, number: NumberMention, options: Options) -> Finding | None:
+def _grid_row_finding(
+    claim: _Claim, number: NumberMention, options: Options, lines: Sequence[Line]
+) -> Finding | None:
     """ "LED-16384 24.13" where the flattened table (``grid``) has 24.13 only in the row of
-    LED-4096: the name a claim gives a value must be the label of a row that holds it. The
-    name is the last row label the claim says before the number, in its clause or (in a
-    results row) in an earlier cell that states no number itself. Not decided when a
-    supporting value is outside a flattened table or no row label is said."""
-    placed: list[tuple[str, set[str]]] = []  # (the value's row label, every row label)
-    for _, unit, mention in options:
-        rows = grid_rows(unit)
-        label = next((r.label for r in rows if any(c is mention for c in r.cells)), None)
-        if label is None:
-            return None
-        placed.append((name_key(label), {name_key(r.label) for r in rows}))
-
-    def labels_a_row(name: Name) -> bool:
-        key = name_key(name.text)
-        return len(key) >= 3 and any(label.endswith(key) for _, every in placed for label in every)
-
+    LED-4096: the value a claim gives a named row must be in that row (``sides.settle_row``).
+    The name is the last row label the claim says before the number, in its clause or (in a
+    results row) in an earlier cell that states no number itself; a move's level of
+    departure is the reference's, not the name's ("去掉 X 后从 a 降到 b": a is the full
+    model's). Not decided when a supporting value is outside a flattened table."""
+    plain = claim.plain
+    sources = {unit.id for _, unit, _ in options}
+    flattened = {line.source for line in lines}
+    if any(unit.kind != "sentence" or unit.id not in flattened for _, unit, _ in options):
+        return None
+    departures = [m.reference.value for m in moves(plain, claim.levels) if m.reference]
+    if any(d is not None and d.start == number.start for d in departures):
+        return None
+    lines = [line for line in lines if line.source in sources]
     own = _clause_start(plain, number.start)
 
     def speaks_of_it(name: Name) -> bool:  # its clause, or a number-free cell before it
@@ -1720,16 +1795,15 @@ def _grid_row_finding(plain: str, number: NumberMention, options: Options) -> Fi
         return not any(m.kind == "value" and not m.in_name for m in find_numbers(cell))
 
     said = [
-        n for n in names_in(plain) if n.end <= number.start and labels_a_row(n) and speaks_of_it(n)
+        n
+        for n in names_in(plain)
+        if n.end <= number.start
+        and len(name_key(n.text)) >= 3
+        and any(line.axis == "row" for line in labelled(n, lines))
+        and speaks_of_it(n)
     ]
-    if not said:
-        return None
-    name = said[-1]
-    key = name_key(name.text)
-    for label, every in placed:
-        if label.endswith(key) or not any(other.endswith(key) for other in every):
-            return None  # in its row, or a table that labels no row so (its header is above)
-    return Finding("name", f"{number.text} is not in the row of {name.text} of the cited table")
+    found = settle_row(number, said[-1], lines, _same) if said else None
+    return Finding("name", found.why) if found is not None and not found.holds else None
 
 
 def _quantity_findings(
@@ -1753,6 +1827,7 @@ def _quantity_findings(
         for c in conflicts
         if not any(c.span[0] <= n.start < c.span[1] for n in setup)
     ]
+    lines = claim.lines(sources.papers)
     for number in claim.numbers:
         if any(a <= number.start < b for a, b in bound):  # "⟨Hₖ⟩=3.5" for the cited "⟨Hₖ⟩=7/2"
             support.append((number.text, units[0][0], units[0][1].id))
@@ -1838,7 +1913,7 @@ def _quantity_findings(
                         "opposite direction")
             )  # fmt: skip
             continue
-        wrong_row = _grid_row_finding(plain, number, agreeing)
+        wrong_row = _grid_row_finding(claim, number, agreeing, lines)
         if wrong_row is not None:
             findings.append(wrong_row)
             continue
@@ -1936,15 +2011,18 @@ def check_claim(
     if claim.units:
         findings += _name_findings(claim, sources, sources.papers)
         sided, by_sides = _sides_findings(claim)
-        findings += sided + _comparison_findings(claim, by_sides, sources.allowed_names)
+        findings += sided + _comparison_findings(
+            claim, by_sides, sources.allowed_names, sources.papers
+        )
         findings += _dimension_findings(claim) + _superlative_findings(claim)
         findings += _trailing_findings(claim) + _same_row_findings(claim)
         findings += _formula_findings(claim)
         findings += [
             Finding(c.check, c.detail) for c in relations(plain, [u.text for _, u in claim.units])
         ]
-        findings += _moves_findings(plain)
+        findings += _moves_findings(claim, sources.papers) + _pair_findings(claim, sources.papers)
         ordered, decided = _ordered_numbers(claim, names, sources.papers, sources.allowed_names)
         decided |= by_sides
         findings += ordered + _polarity_findings(claim, names, compared, decided)
+        findings += _correlation_sign_findings(claim)
     return ClaimCheck(paper, section, plain, refs, tuple(findings), tuple(support), line)
