@@ -65,6 +65,15 @@ def test_numbers_that_are_not_quantities_say_what_they_are():
         ("2", "reference"), ("3.1", "reference"), ("3.3", "reference"), ("4", "reference"),
         ("3", "reference"), ("12", "reference"),
     ]  # fmt: skip
+    # Chinese names a part with a word after the number (节 / 小节 / 章 / 页) or 例 before it
+    assert kinds("4.1、4.2 节的评测；见 3.2 小节与第 5 章；例 4.3（m=5）") == [
+        ("4.1", "reference"), ("4.2", "reference"), ("3.2", "reference"), ("5", "reference"),
+        ("4.3", "reference"), ("5", "value"),
+    ]  # fmt: skip
+    # ... but a ratio (比例 0.3), cases (病例 30 例) and 12 章程 stay quantities
+    assert kinds("比例 0.3；病例 30 例；共 12 章程") == [
+        ("0.3", "value"), ("30", "value"), ("12", "value"),
+    ]  # fmt: skip
     assert kinds("prior work [35] and [7, 21] is 24/7") == [
         ("35", "citation"), ("7", "citation"), ("21", "citation"), ("24", "ratio"), ("7", "ratio"),
     ]  # fmt: skip

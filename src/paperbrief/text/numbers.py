@@ -159,12 +159,19 @@ _REFERENCE_BEFORE = re.compile(
     r"propositions?|prop\.|corollar(?:y|ies)|definitions?|def\.|examples?|steps?|remarks?|"
     r"assumptions?|hypothes[ie]s|rq|chapters?|ch\.|panels?|columns?|cols?\.|rows?|"
     r"footnotes?|listings?|exhibits?|claims?|phases?|stages?|versions?|experiment|study|"
-    r"limitations?|pages?|pp?\.|arxiv:)|(?<![代发外])表|(?<!试)图|圖|(?<![模形正样格])式|附录|第|步骤|局限|引理|定理|命题|推论|定义|算法|假设|章节)"
+    r"limitations?|pages?|pp?\.|arxiv:)|(?<![代发外])表|(?<!试)图|圖|(?<![模形正样格])式|附录|第|步骤|局限|引理|定理|命题|推论|定义|算法|假设|章节|"
+    # 例 4.3 (the paper's Example 4.3) as a word of its own, not the tail of 比例 / 病例 / 案例
+    r"(?:^|(?<=[^\u4e00-\u9fff])|(?<=[见如在由据从按照])|(?<=参见))例)"
     r"\s*\(?\s*(?:[A-Z]?\d+(?:\.\d+)*[a-z]?\)?\s*(?:,|and|&|or|–|—|-|to|~|和|与|、|及|至|/)\s*)*"
     r"\(?\s*$",
     re.IGNORECASE,
 )
-_PAGE_AFTER = re.compile(r"^\s*页")
+# Chinese puts the part's word after its number: 第 59 页, 4.1、4.2 节 (Sections 4.1 and 4.2),
+# 3.2 小节, 第 5 章 — a number (or a list of them) the word 页 / 节 / 小节 / 章 follows names a part
+# of the paper, not a quantity.
+_PAGE_AFTER = re.compile(
+    r"^(?:\s*(?:[、,，/]|和|与|及|至|到|–|—|-|~)\s*\d+(?:\.\d+)*)*\s*(?:页|小节|节|章(?!程))"
+)
 _ERROR_BEFORE = re.compile(
     r"(?:±|\\pm\$?|\+/-|\+-|(?:^|[^\w])(?:s\.e\.|se|std\.?|s\.d\.|sd|"
     r"standard (?:error|deviation)s?(?: of)?)|标准误|标准差)\s*[=:：]?\s*$",
