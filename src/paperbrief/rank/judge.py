@@ -58,7 +58,7 @@ from paperbrief.models import Fallback, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.prompts import line_named
 from paperbrief.rank import flags
-from paperbrief.rank.calibrate import stars_of
+from paperbrief.rank.calibrate import judge_relevance, stars_of
 from paperbrief.rank.injection import (
     flagged_papers,
     quoted_spans,
@@ -84,7 +84,7 @@ from paperbrief.rank.screen import (
     suspect_batches,
 )
 from paperbrief.rank.text import paper_text, text_hash
-from paperbrief.records import BAND_MIDDLE, Verdict
+from paperbrief.records import Verdict
 from paperbrief.text import estimate_tokens, shorten
 
 # Completion caps: one short JSON verdict with a one-line reason; one number per screened paper.
@@ -478,11 +478,6 @@ def _check_steering(
             verdict, instructions=True, reason=f"{note}“{sentence}”"
         )
         result.steered.append(paper_id)
-
-
-def judge_relevance(verdict: Verdict) -> float:
-    """The verdict's relevance 0-100 (the middle of its star's band when it has none)."""
-    return float(verdict.relevance if verdict.relevance is not None else BAND_MIDDLE[verdict.stars])
 
 
 def apply_verdicts(
