@@ -202,7 +202,6 @@ def head_order(day: EvaluatedDay, profile: Profile) -> list[str]:
     head = choose_head(
         usable[: profile.rank.screen_top_k],
         day.judged.screens,
-        day.reader.reader.fusion,
         always=profile.rank.judge_always,
         most=len(usable),
         budget=len(usable),
@@ -211,31 +210,49 @@ def head_order(day: EvaluatedDay, profile: Profile) -> list[str]:
     return [s.paper.id for s in head.papers]
 
 
+# Head sizes, as shares of each day's, at which the head's hold on the picks is shown too:
+# a share that holds only at the day's exact budget hinges on the papers at its edge.
+HEAD_SCALES = (0.8, 0.9, 1.1, 1.2)
+
+
 def head_share(days: Sequence[EvaluatedDay], profile: Profile) -> str:
-    """The whole listing: how many of the reader's picks the judged head holds, and the
-    day's judge tokens; where the picks it misses stand in the order the head is taken in."""
-    picks = held = screened = 0
+    """The whole listing: how many of the reader's picks the judged head holds (of all
+    picks, and of those the day's listing holds at all: a pick missing from it no head can
+    hold), and the day's judge tokens; where the picks it misses stand in the order the head
+    is taken in; and the share the head would hold at other sizes (``HEAD_SCALES``)."""
+    picks = held = screened = listed = 0
+    at_scale = dict.fromkeys(HEAD_SCALES, 0)
     sizes, tokens, screen_tokens, prefix, requests = [], [], [], [], []
     missed: list[str] = []
     for day in days:
         assert day.judged is not None
         head = set(day.judged.head)
-        order = {pid: n + 1 for n, pid in enumerate(head_order(day, profile))}
+        in_listing = {s.paper.id for s in day.cheap}
+        taken = head_order(day, profile)
+        order = {pid: n + 1 for n, pid in enumerate(taken)}
         for post in day.posts:
             for pid, _ in post.picks:
                 picks += 1
+                listed += pid in in_listing
                 held += pid in head
                 screened += pid in day.judged.screens or pid in head
+                for scale in HEAD_SCALES:
+                    at_scale[scale] += order.get(pid, len(order) + 1) <= round(scale * len(head))
                 if pid not in head:
-                    missed.append(str(order.get(pid, "unscreened")))
+                    missed.append(
+                        str(order.get(pid, "unscreened" if pid in in_listing else "not listed"))
+                    )
         sizes.append(len(head))
         tokens.append(day.judged.tokens.prompt)
         screen_tokens.append(day.judged.tokens.screen_prompt)
         prefix.append(day.judged.tokens.prefix_share)
         requests.append(day.judged.tokens.screen_requests)
+    scaled = ", ".join(f"x{k:.1f} {v / max(listed, 1):.3f}" for k, v in at_scale.items())
     return (
         f"the judged head holds {held}/{picks} = {held / max(picks, 1):.3f}"
-        f" of the reader's picks (screened or read: {screened / max(picks, 1):.3f});"
+        f" of the reader's picks, {held}/{listed} = {held / max(listed, 1):.3f} of those listed"
+        f" (screened or read: {screened / max(picks, 1):.3f});"
+        f" of those listed at other head sizes (x the day's): {scaled};"
         f" head {min(sizes)}-{max(sizes)} papers (mean {statistics.mean(sizes):.0f});"
         f" judge prompt tokens per day max {max(tokens):,}, mean {statistics.mean(tokens):,.0f}"
         f" (screen mean {statistics.mean(screen_tokens):,.0f},"

@@ -8,7 +8,7 @@ papers worth it, on the reader's absolute scale.
    batches of ``screen_batch_size`` (``rank.screen``); a batch rated far below what its
    papers' cheap scores predict is screened again in small batches;
 2. the head (``rank.screen.choose_head``): the cheap top ``judge_always`` plus the best of
-   the screen fused with the cheap score, as far as the day's ``judge_prompt_tokens`` reach;
+   the screen, as far as the day's ``judge_prompt_tokens`` reach;
 3. the full reading: each head paper in its own request (title, categories, abstract), with
    relevance 0-100, stars, line, reason, must-read and whether it instructs the model.
 
@@ -384,7 +384,6 @@ def judge_ranking(
     head = choose_head(
         candidates if screened else usable,
         result.screens,
-        reader.fusion,
         always=settings.judge_always,
         most=settings.judge_top_k or len(usable),
         budget=settings.judge_prompt_tokens - result.tokens.screen_prompt,
