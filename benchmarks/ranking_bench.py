@@ -195,6 +195,35 @@ def star_counts(days: Sequence[EvaluatedDay], final: bool = True) -> str:
     )
 
 
+def star_room(days: Sequence[EvaluatedDay], profile: Profile) -> str:
+    """What the stars leave room for. The recorded picks are a few of the 50 papers the
+    reader was shown, a tenth of the day, so however well the day is ordered, no more of
+    them can reach 2 stars than the shown papers at 2 stars or more (per post, at most the
+    post's picks): that share bounds the picks' 2+ share. And the stars of the picks the
+    product itself publishes from the whole listing (``select_picks``), the reader's own
+    sense of "most picks 2-3 stars, 4-5 rare"."""
+    room = picks = 0
+    strong: list[int] = []
+    own: collections.Counter[int] = collections.Counter()
+    for day in days:
+        stars = {s.paper.id: s.stars for s in day.ranking}
+        for post in day.posts:
+            shown = [stars[pid] for pid in post.shown or () if pid in stars]
+            above = sum(1 for star in shown if star >= 2)
+            strong.append(above)
+            room += min(above, len(post.picks))
+            picks += len(post.picks)
+        own.update(s.stars for s in select_picks(day.ranking, profile))
+    total = sum(own.values()) or 1
+    return (
+        f"shown papers at 2+ stars per post: mean {statistics.mean(strong):.1f}"
+        f" ({min(strong)}-{max(strong)}): at most {room / max(picks, 1):.3f} of the picks can"
+        f" reach 2 stars; the product's own picks over the whole listing"
+        f" {dict(sorted(own.items()))}: 2-3 stars {(own[2] + own[3]) / total:.3f},"
+        f" 4-5 stars {(own[4] + own[5]) / total:.3f}"
+    )
+
+
 def head_order(day: EvaluatedDay, profile: Profile) -> list[str]:
     """The order ``rank.screen.choose_head`` takes the day's papers in, with no budget."""
     assert day.judged is not None
@@ -335,6 +364,7 @@ def judged_views(days: Sequence[EvaluatedDay], replay: Replay, profile: Profile)
         f" gamma (screen) {', '.join(f'{f.gamma:.1f}' for f in fusion)}"
     )
     print(f"stars of the real picks, as judged: {star_counts(days)}")
+    print(f"  room: {star_room(days, profile)}")
     print(f"  by the evidence behind them: {stars_by_tier(days)}")
     print(f"stars of the real picks, cheap ranking: {star_counts(days, final=False)}")
 
