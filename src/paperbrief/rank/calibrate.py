@@ -14,14 +14,15 @@ A paper's percentile comes from its best evidence — a tier:
 * ``cheap``: its cheap score's percentile among the reference papers (``rank.core``);
 * ``judged``: the judge read it in full; its fused score ``J + beta * (C - c_J)``
   (``rank.fusion``) is linked to the percentile scale by **equipercentile linking** over
-  the reference days' papers the judge read (``linked``): the k-th best fused score among
+  the papers the judge read on the stored listing days before (``rank.reader.LINK_DAYS``,
+  ``linked``): the k-th best fused score among
   them stands where the k-th best cheap percentile among the same papers stands. Whatever
   sample the judge read (the head, or any other), its scores are put on the rarity of
   that same sample, so the judge may reorder papers but spends the same stars;
 * ``screened``: the first screen's ``S + gamma * (C - c_S)``, linked the same way over the
-  reference days' screened papers.
+  same days' screened papers.
 
-With fewer than ``MIN_LINKED`` such papers on the reference days (a first run), a tier on
+With fewer than ``MIN_LINKED`` such papers (a first run), a tier on
 the judge's scale takes the judge's own bands (``judge_default``: 35 / 55 / 75 / 90).
 Relevance is the percentile mapped piecewise-linearly through the star thresholds onto the
 band edges 35 / 55 / 75 / 90, so ``stars_of(relevance)`` is the paper's band.

@@ -4,7 +4,7 @@
 the fusion weights learned from the reader's feedback (``rank.fusion``) and each tier's star
 calibration (``rank.calibrate``: the cheap tier by the star rates on the reference
 percentile, the judged and screened tiers linked to it over what the judge said about the
-reference days' papers, ``ReferenceJudgement``; never the reader's picks). ``reader_for``
+papers of earlier listing days, ``ReferenceJudgement``; never the reader's picks). ``reader_for``
 builds it from plain values, so the daily run (from the store) and the evaluation (from its
 walk-forward replay) build it the same way.
 """
@@ -54,7 +54,7 @@ class Calibrations:
 
 @dataclass(frozen=True)
 class ReferenceJudgement:
-    """What the judge said about one paper of a reference day, with its cheap score and
+    """What the judge said about one paper of an earlier listing day, with its cheap score and
     percentile as they stood on that day (the link of its tiers, ``rank.calibrate``)."""
 
     cheap: float  # reference z units
@@ -80,7 +80,7 @@ def reader_for(
 ) -> Reader:
     """The reader of one day: ``evidence`` are earlier days' papers with feedback (their
     scores as they stood on their own day; they teach the fusion), ``examples`` the taste
-    list for the judge, ``judged_reference`` what the judge said about the reference days'
+    list for the judge, ``judged_reference`` what the judge said about earlier days'
     papers (it links the judged and screened tiers to the reference percentile; without
     enough of it they keep the judge's own bands)."""
     fusion = learn_fusion(evidence)
@@ -166,12 +166,20 @@ def gather_evidence(
     return evidence
 
 
+# Stored listing days whose judged papers link the judge's tiers: a month of listings. The
+# cheap reference's three days hold too few papers for the rarest stars (4 stars are half a
+# paper a day, 5 stars 0.15: under one paper in three days), and linking reads only stored
+# scores, so it can reach further back at no cost.
+LINK_DAYS = 20
+
+
 def reference_judgements(
     judgements: JudgementArchive, scores: ScoreArchive, days: Sequence[str]
 ) -> list[ReferenceJudgement]:
-    """What the judge said about the papers of the reference ``days`` (ISO; the bundled
-    sample day has no judgements), each with the cheap score and percentile of its ranking
-    on that day; papers judged on a day but ranked last on another are left out."""
+    """What the judge said about the papers of the listing ``days`` (ISO; the bundled sample
+    day has no judgements), each with the cheap score and percentile of its ranking on that
+    day (against that day's reference); papers judged on a day but ranked last on another
+    are left out."""
     listed = sorted(d for d in days if d != "sample")
     if not listed:
         return []
@@ -250,13 +258,14 @@ def reader_of_day(
     papers = listings.papers(dict.fromkeys(e.paper_id for e in events))
     examples = taste_examples(events, papers, embedder)
     evidence = gather_evidence(events, archive.rankings, archive.verdicts, listing_day)
-    judged_reference = reference_judgements(archive.verdicts, archive.rankings, reference.days)
+    link_days = [d.isoformat() for d in sorted(listings.days()) if d < listing_day][-LINK_DAYS:]
+    judged_reference = reference_judgements(archive.verdicts, archive.rankings, link_days)
     reader = reader_for(profile, reference, evidence, examples, judged_reference)
     digest = hashlib.sha256()
     for event in events:
         digest.update(f"{event.paper_id}|{event.signal}|{event.created_at}|{event.note}\n".encode())
     digest.update(("|".join(reference.days) + f"|{len(reference.papers)}").encode())
-    # the judge's word on the reference days links the judged tiers (``reference_judgements``)
+    # the judge's word on earlier days links the judged tiers (``reference_judgements``)
     digest.update(repr(reader.calibrations).encode())
     return DayReader(reference, taste, reader, f":reader:{digest.hexdigest()[:12]}")
 
