@@ -69,7 +69,7 @@ def test_the_judges_tier_spends_the_stars_the_reference_rarity_gives():
                               strict=True):  # fmt: skip
         assert lenient.percentile(j) == pytest.approx(p)
         assert stars_of(lenient.relevance(j)) == stars_of(harsh.relevance(h))
-        assert stars_of(lenient.relevance(j)) == stars_of(cheap.relevance(p))
+        assert stars_of(lenient.relevance(j)) == min(stars_of(cheap.relevance(p)), lenient.ceiling)
     # The judge's own bands would rate the same paper by the judge's leniency instead.
     judge = judge_default()
     assert stars_of(judge.relevance(80.0)) != stars_of(judge.relevance(80.0 * 0.4))
@@ -81,6 +81,23 @@ def test_the_judges_tier_spends_the_stars_the_reference_rarity_gives():
     assert harsh.percentile(100.0) == 1.0 and harsh.percentile(0.0) == 0.0
     assert lenient.percentile(lowest[0]) == pytest.approx(lowest[1])
     assert lenient.percentile(top[0]) == pytest.approx(top[1])
+
+
+def test_a_linked_tier_gives_no_star_fewer_than_three_of_its_papers_reached():
+    """The best of one judged day stands at the top of the scale: with two papers of the
+    sample at the 5-star rate, 5 stars would start at one extreme paper."""
+    cheap = cheap_default(4, 480)
+    five = cheap.thresholds[3]
+    bulk = [(50.0 * i / 100, 0.5 + 0.49 * i / 100) for i in range(100)]
+    bulk += [(80.0 + i, 0.9992 + 0.0001 * i) for i in range(3)]  # three at 4 stars
+    two = linked([*bulk, (95.0, five + 1e-5), (99.0, 1.0)], cheap)
+    three = linked([*bulk, (93.0, five), (95.0, five + 1e-5), (99.0, 1.0)], cheap)
+    assert two is not None and three is not None
+    assert two.ceiling == 4 and three.ceiling == 5
+    assert stars_of(two.relevance(99.0)) == 4 and stars_of(three.relevance(99.0)) == 5
+    assert two.relevance(99.0) == pytest.approx(BAND_EDGES[3] - 0.01)
+    # below the ceiling nothing changes
+    assert two.relevance(25.0) == three.relevance(25.0) == cheap.relevance(two.percentile(25.0))
 
 
 def test_too_few_judged_reference_papers_keep_the_judges_own_bands(profile):

@@ -216,6 +216,8 @@ def test_the_judges_word_on_the_reference_days_links_its_tier(tmp_path, papers, 
     # the screen's best of the reference day stands where the cheap order's best stood
     best = ranking[0]
     assert screened.percentile(39.0) == pytest.approx(best.components["percentile"])
-    cheap = after.reader.calibrations.cheap
-    assert screened.relevance(39.0) == pytest.approx(cheap.relevance(best.components["percentile"]))
+    cheap = after.reader.calibrations.cheap.relevance(best.components["percentile"])
+    # one day of 35 screens cannot tell where the rarest stars start
+    assert screened.ceiling < 5
+    assert stars_of(screened.relevance(39.0)) == min(stars_of(cheap), screened.ceiling)
     assert stars_of(judge_default().relevance(39.0)) == 2  # its own bands would say two

@@ -41,6 +41,10 @@ from paperbrief.records import BAND_MIDDLE, Verdict
 BAND_EDGES = (35.0, 55.0, 75.0, 90.0)  # relevance where 2, 3, 4 and 5 stars start
 # Reference papers with both a tier score and a percentile it takes to link that tier.
 MIN_LINKED = 30
+# Linking papers at or above a star's threshold it takes before a linked tier gives that
+# star: with fewer, the star's start would be one extreme paper (the best of a day or two
+# of judged papers stands at the top of the scale), and 5 stars came out every other day.
+MIN_AT_STAR = 3
 TIERS = ("judged", "screened", "cheap")
 
 
@@ -121,17 +125,23 @@ class Tier(Protocol):
 @dataclass(frozen=True)
 class Linked:
     """A tier on the judge's 0-100 scale linked to the reference percentile (``linked``):
-    ``scores[i]`` stands at ``percentiles[i]``; relevance is then the ``cheap`` tier's."""
+    ``scores[i]`` stands at ``percentiles[i]``; relevance is then the ``cheap`` tier's, below
+    the band of ``ceiling + 1`` stars (the most its linking papers can tell)."""
 
     scores: tuple[float, ...]
     percentiles: tuple[float, ...]
     cheap: Calibration
+    ceiling: int = 5
 
     def percentile(self, score: float) -> float:
         return float(np.interp(score, self.scores, self.percentiles))
 
     def relevance(self, score: float) -> float:
-        return self.cheap.relevance(self.percentile(score))
+        relevance = self.cheap.relevance(self.percentile(score))
+        if self.ceiling < 5:
+            # just below the next band, by more than a score's rounding (two decimals)
+            relevance = min(relevance, BAND_EDGES[self.ceiling - 1] - 0.01)
+        return relevance
 
 
 # The judge's scale ends where the linking has no papers: 0 is the least rare, 100 the rarest.
@@ -142,11 +152,14 @@ def linked(pairs: Sequence[tuple[float, float]], cheap: Calibration) -> Tier | N
     """The equipercentile link of a tier from ``pairs`` of (tier score, reference percentile)
     of the same reference papers: the sorted scores against the sorted percentiles (tied
     scores at the mean of their percentiles), between (0, 0) and (100, 1) of the judge's
-    scale. None when fewer than ``MIN_LINKED`` pairs."""
+    scale, giving no more stars than ``MIN_AT_STAR`` of its papers reached. None when fewer
+    than ``MIN_LINKED`` pairs."""
     if len(pairs) < MIN_LINKED:
         return None
     scores = np.sort(np.asarray([s for s, _ in pairs], dtype=float))
     levels = np.sort(np.asarray([p for _, p in pairs], dtype=float))
+    reached = [int((levels >= t).sum()) >= MIN_AT_STAR for t in cheap.thresholds]
+    ceiling = 1 + sum(reached[: reached.index(False)] if False in reached else reached)
     xs: list[float] = []
     ys: list[float] = []
     for value in np.unique(scores):
@@ -157,4 +170,4 @@ def linked(pairs: Sequence[tuple[float, float]], cheap: Calibration) -> Tier | N
         xs, ys = [low, *xs], [0.0, *ys]
     if xs[-1] < high:
         xs, ys = [*xs, high], [*ys, 1.0]
-    return Linked(tuple(xs), tuple(ys), cheap)
+    return Linked(tuple(xs), tuple(ys), cheap, ceiling)
