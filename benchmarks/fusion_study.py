@@ -14,6 +14,8 @@ shrunk by ``n / (n + PRIOR_PICKS)``):
 * line offsets: does the reader keep papers of some research line (the judge's line, or the
   cheap ranking's) more often than the judge rates them?
 * the judge's fine score below its ★2 band: is it signal or noise (relevance floored at 35)?
+* another learner of the same weight (a logistic regression of kept on J and C): does the
+  product's pairwise learner leave anything on the table?
 
 The last row, the best single weight in hindsight, is no method (it reads the evaluated
 days): it bounds what any weight on the cheap score could do.
@@ -120,6 +122,23 @@ def line_offsets(field: str) -> Learner:
     return learn
 
 
+def logistic(rows: Sequence[Row], l2: float = 1.0) -> Scorer:
+    """Another learner of the same two weights: a logistic regression of kept on the judge's
+    relevance (per 20 points, a band) and the cheap score, L2-penalised, by Newton steps."""
+    if not any(r.kept for r in rows):
+        return judge_alone(rows)
+    x = np.array([[1.0, r.judge / 20, r.cheap] for r in rows])
+    y = np.array([float(r.kept) for r in rows])
+    penalty = np.diag([0.0, l2, l2])
+    w = np.zeros(3)
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-x @ w))
+        gradient = x.T @ (p - y) + penalty @ w
+        hessian = (x.T * (p * (1 - p))) @ x + penalty + 1e-9 * np.eye(3)
+        w -= np.linalg.solve(hessian, gradient)
+    return lambda r: w[1] * r.judge / 20 + w[2] * r.cheap
+
+
 def floored(rows: Sequence[Row]) -> Scorer:
     beta, _ = learn_weight((r.day, r.kept, max(r.judge, 35.0), r.cheap) for r in rows)
     return lambda r: max(r.judge, 35.0) + beta * r.cheap
@@ -210,6 +229,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         ("judge alone", judge_alone),
         ("product: J + beta*C", current),
         ("two weights: profile, taste", two_weights),
+        ("logistic regression on J, C", logistic),
         ("offsets by the judge's line", line_offsets("judge_line")),
         ("offsets by the cheap line", line_offsets("cheap_line")),
         ("judge floored at 35", floored),

@@ -56,7 +56,7 @@ from _args import DEFAULT_PROFILE, add_judge_replay, add_ranking_inputs
 from pydantic import ValidationError
 
 from paperbrief.llm.repair import parse_answer
-from paperbrief.profile import load_profile
+from paperbrief.profile import Profile, load_profile
 from paperbrief.prompts import describe_profile
 from paperbrief.rank import Embedder
 from paperbrief.rank.evaluate import EvaluatedDay, evaluate_ranking
@@ -76,9 +76,9 @@ SYSTEM, USER = "=== SYSTEM MESSAGE ===", "=== USER MESSAGE ==="
 SCHEMA_NOTE = "\n\nAnswer with exactly one JSON object"
 
 
-def request(day: EvaluatedDay, paper_id: str, profile_path: Path) -> list[Message]:
-    """The per-paper request of ``paper_id`` (an opaque id of ``day``) as the client sends it."""
-    profile = load_profile(profile_path)
+def request(day: EvaluatedDay, paper_id: str, profile: Profile) -> list[Message]:
+    """The per-paper request of ``paper_id`` (an opaque id of ``day``) as the client sends it,
+    for the loaded ``profile`` (loaded once by the caller, not once per head paper)."""
     paper = next(s.paper for s in day.cheap if s.paper.id == paper_id)
     return sent(judge_messages(profile, day.reader.reader.taste, [paper], ["P01"]), JudgeAnswer)
 
@@ -102,8 +102,7 @@ def composition(
     return parts
 
 
-def replay_days(args: argparse.Namespace, wanted: set[str]) -> list[EvaluatedDay]:
-    profile = load_profile(args.profile)
+def replay_days(args: argparse.Namespace, profile: Profile, wanted: set[str]) -> list[EvaluatedDay]:
     replay = load_replay(args.judge_replay)
     days: list[EvaluatedDay] = []
 
@@ -133,15 +132,15 @@ def true_ids(day: EvaluatedDay, ids: Sequence[str]) -> list[str]:
 def sizes(args: argparse.Namespace) -> None:
     wanted = set(args.days or load_replay(args.judge_replay).verdicts)
     profile = load_profile(args.profile)
-    days = replay_days(args, wanted)
+    days = replay_days(args, profile, wanted)
     print(f"budget {profile.rank.judge_prompt_tokens:,} prompt tokens a day")
     # the composition of the last day's request: its taste block is the fullest
     for day in days:
         assert day.judged is not None
         head = day.judged.head
-        costs = [prompt_tokens(request(day, pid, args.profile)) for pid in head]
+        costs = [prompt_tokens(request(day, pid, profile)) for pid in head]
         if day is days[-1]:
-            messages = request(day, head[len(head) // 2], args.profile)
+            messages = request(day, head[len(head) // 2], profile)
             parts = composition(messages, judge_profile(profile), day.reader.reader.taste)
             total = prompt_tokens(messages)
             print(f"\none per-paper request ({day.day.day}, the head's middle paper): {total:,}")
@@ -168,7 +167,7 @@ def heads(args: argparse.Namespace) -> None:
     wanted = set(args.days or load_replay(args.judge_replay).verdicts)
     record = {
         day.day.day.isoformat(): true_ids(day, day.judged.head)
-        for day in replay_days(args, wanted)
+        for day in replay_days(args, load_profile(args.profile), wanted)
         if day.judged is not None
     }
     args.out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
@@ -185,10 +184,11 @@ def write(args: argparse.Namespace) -> None:
     wanted = set(args.days or ())
     if not wanted:
         raise SystemExit("write needs --days")
+    profile = load_profile(args.profile)
     recorded = load_replay(args.judge_replay).verdicts
     index: list[dict[str, object]] = []
     index_days: list[str] = []
-    for day in replay_days(args, wanted):
+    for day in replay_days(args, profile, wanted):
         assert day.judged is not None
         key = day.day.day.isoformat()
         new_head = day.judged.head
@@ -208,7 +208,7 @@ def write(args: argparse.Namespace) -> None:
         folder = args.out / key
         folder.mkdir(parents=True, exist_ok=True)
         for opaque, arxiv in [*entering, *sample]:
-            text = render_request(request(day, opaque, args.profile))
+            text = render_request(request(day, opaque, profile))
             (folder / f"{arxiv}.txt").write_text(text, encoding="utf-8")
             index.append(
                 {

@@ -195,6 +195,35 @@ def star_counts(days: Sequence[EvaluatedDay], final: bool = True) -> str:
     )
 
 
+def star_room(days: Sequence[EvaluatedDay], profile: Profile) -> str:
+    """What the stars leave room for. The recorded picks are a few of the 50 papers the
+    reader was shown, a tenth of the day, so however well the day is ordered, no more of
+    them can reach 2 stars than the shown papers at 2 stars or more (per post, at most the
+    post's picks): that share bounds the picks' 2+ share. And the stars of the picks the
+    product itself publishes from the whole listing (``select_picks``), the reader's own
+    sense of "most picks 2-3 stars, 4-5 rare"."""
+    room = picks = 0
+    strong: list[int] = []
+    own: collections.Counter[int] = collections.Counter()
+    for day in days:
+        stars = {s.paper.id: s.stars for s in day.ranking}
+        for post in day.posts:
+            shown = [stars[pid] for pid in post.shown or () if pid in stars]
+            above = sum(1 for star in shown if star >= 2)
+            strong.append(above)
+            room += min(above, len(post.picks))
+            picks += len(post.picks)
+        own.update(s.stars for s in select_picks(day.ranking, profile))
+    total = sum(own.values()) or 1
+    return (
+        f"shown papers at 2+ stars per post: mean {statistics.mean(strong):.1f}"
+        f" ({min(strong)}-{max(strong)}): at most {room / max(picks, 1):.3f} of the picks can"
+        f" reach 2 stars; the product's own picks over the whole listing"
+        f" {dict(sorted(own.items()))}: 2-3 stars {(own[2] + own[3]) / total:.3f},"
+        f" 4-5 stars {(own[4] + own[5]) / total:.3f}"
+    )
+
+
 def head_order(day: EvaluatedDay, profile: Profile) -> list[str]:
     """The order ``rank.screen.choose_head`` takes the day's papers in, with no budget."""
     assert day.judged is not None
@@ -202,7 +231,6 @@ def head_order(day: EvaluatedDay, profile: Profile) -> list[str]:
     head = choose_head(
         usable[: profile.rank.screen_top_k],
         day.judged.screens,
-        day.reader.reader.fusion,
         always=profile.rank.judge_always,
         most=len(usable),
         budget=len(usable),
@@ -211,31 +239,49 @@ def head_order(day: EvaluatedDay, profile: Profile) -> list[str]:
     return [s.paper.id for s in head.papers]
 
 
+# Head sizes, as shares of each day's, at which the head's hold on the picks is shown too:
+# a share that holds only at the day's exact budget hinges on the papers at its edge.
+HEAD_SCALES = (0.8, 0.9, 1.1, 1.2)
+
+
 def head_share(days: Sequence[EvaluatedDay], profile: Profile) -> str:
-    """The whole listing: how many of the reader's picks the judged head holds, and the
-    day's judge tokens; where the picks it misses stand in the order the head is taken in."""
-    picks = held = screened = 0
+    """The whole listing: how many of the reader's picks the judged head holds (of all
+    picks, and of those the day's listing holds at all: a pick missing from it no head can
+    hold), and the day's judge tokens; where the picks it misses stand in the order the head
+    is taken in; and the share the head would hold at other sizes (``HEAD_SCALES``)."""
+    picks = held = screened = listed = 0
+    at_scale = dict.fromkeys(HEAD_SCALES, 0)
     sizes, tokens, screen_tokens, prefix, requests = [], [], [], [], []
     missed: list[str] = []
     for day in days:
         assert day.judged is not None
         head = set(day.judged.head)
-        order = {pid: n + 1 for n, pid in enumerate(head_order(day, profile))}
+        in_listing = {s.paper.id for s in day.cheap}
+        taken = head_order(day, profile)
+        order = {pid: n + 1 for n, pid in enumerate(taken)}
         for post in day.posts:
             for pid, _ in post.picks:
                 picks += 1
+                listed += pid in in_listing
                 held += pid in head
                 screened += pid in day.judged.screens or pid in head
+                for scale in HEAD_SCALES:
+                    at_scale[scale] += order.get(pid, len(order) + 1) <= round(scale * len(head))
                 if pid not in head:
-                    missed.append(str(order.get(pid, "unscreened")))
+                    missed.append(
+                        str(order.get(pid, "unscreened" if pid in in_listing else "not listed"))
+                    )
         sizes.append(len(head))
         tokens.append(day.judged.tokens.prompt)
         screen_tokens.append(day.judged.tokens.screen_prompt)
         prefix.append(day.judged.tokens.prefix_share)
         requests.append(day.judged.tokens.screen_requests)
+    scaled = ", ".join(f"x{k:.1f} {v / max(listed, 1):.3f}" for k, v in at_scale.items())
     return (
         f"the judged head holds {held}/{picks} = {held / max(picks, 1):.3f}"
-        f" of the reader's picks (screened or read: {screened / max(picks, 1):.3f});"
+        f" of the reader's picks, {held}/{listed} = {held / max(listed, 1):.3f} of those listed"
+        f" (screened or read: {screened / max(picks, 1):.3f});"
+        f" of those listed at other head sizes (x the day's): {scaled};"
         f" head {min(sizes)}-{max(sizes)} papers (mean {statistics.mean(sizes):.0f});"
         f" judge prompt tokens per day max {max(tokens):,}, mean {statistics.mean(tokens):,.0f}"
         f" (screen mean {statistics.mean(screen_tokens):,.0f},"
@@ -318,6 +364,7 @@ def judged_views(days: Sequence[EvaluatedDay], replay: Replay, profile: Profile)
         f" gamma (screen) {', '.join(f'{f.gamma:.1f}' for f in fusion)}"
     )
     print(f"stars of the real picks, as judged: {star_counts(days)}")
+    print(f"  room: {star_room(days, profile)}")
     print(f"  by the evidence behind them: {stars_by_tier(days)}")
     print(f"stars of the real picks, cheap ranking: {star_counts(days, final=False)}")
 

@@ -16,6 +16,7 @@ from paperbrief.rank import Embedder, flags, select_picks
 from paperbrief.rank.evaluate import evaluate_ranking
 from paperbrief.rank.judge import LLMAnswers, ReplayAnswers, judge_ranking, load_replay
 from paperbrief.rank.reader import Reader
+from paperbrief.rank.screen import choose_head
 from paperbrief.store import open_store
 from tests.support.openai_server import OpenAIServer, Reply
 from tests.support.rank import RANK_FIXTURES, listed_paper, seeded_store
@@ -505,6 +506,24 @@ def test_the_screen_sends_the_best_to_the_full_reading_within_the_budget(profile
         cut = judge(cheap, tight, client)
     assert cut.head_cut_by_budget and 3 <= len(cut.head) < 40
     assert cut.tokens.prompt <= tight.rank.judge_prompt_tokens
+
+
+def test_the_head_takes_the_screens_best_first_and_its_ties_in_the_cheap_order():
+    """The head is for catching picks: after the cheap top, the screen alone orders it (a
+    weight on the cheap score learned for the day's order would let a strong cheap score
+    push a paper the screen rated far higher out of a tight head)."""
+    cheap = [
+        replace(s, components={**s.components, "cheap": 3.0 - 0.5 * s.rank}) for s in ranking(10)
+    ]
+    screens = {s.paper.id: 10.0 for s in cheap}
+    screens |= {cheap[9].paper.id: 80.0, cheap[3].paper.id: 60.0}
+    screens |= {cheap[4].paper.id: 50.0, cheap[5].paper.id: 50.0}
+    head = choose_head(cheap, screens, always=2, most=6, budget=100, cost=lambda s: 1)
+    assert [s.paper.id for s in head.papers] == [cheap[i].paper.id for i in (0, 1, 9, 3, 4, 5)]
+    assert not head.cut_by_budget
+    tight = choose_head(cheap, screens, always=2, most=10, budget=3, cost=lambda s: 1)
+    assert [s.paper.id for s in tight.papers] == [cheap[i].paper.id for i in (0, 1, 9)]
+    assert tight.cut_by_budget and tight.budget_left == 0
 
 
 def test_a_screened_title_cannot_hide_its_batch_mates(profile, store):

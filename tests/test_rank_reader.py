@@ -9,6 +9,7 @@ import pytest
 
 from paperbrief.models import Listing, Signal
 from paperbrief.rank import rank_papers
+from paperbrief.rank.calibrate import MIN_LINKED, Linked, judge_default, stars_of
 from paperbrief.rank.evaluate import load_listing_file
 from paperbrief.rank.fusion import PRIOR_PICKS, Evidence, learn_fusion, learn_weight
 from paperbrief.rank.imported import RATING_NOTE, rating_of
@@ -193,3 +194,30 @@ def test_a_new_rating_changes_the_days_fingerprint(tmp_path, papers, profile, em
     assert before == fingerprint()
     store.feedback.add(papers[2].id, Signal.UP)
     assert fingerprint() != before
+
+
+def test_the_judges_word_on_the_reference_days_links_its_tier(tmp_path, papers, profile, embedder):
+    """Screens recorded on a stored reference day link the screened tier to the reference
+    percentile (and change the day's fingerprint); without them it keeps the judge's bands."""
+    store = stored(tmp_path, papers)
+    ranking = rank_papers(papers, profile, embedder)
+    store.rankings.save(DAY, "fp", ranking)
+    later = date(2026, 4, 22)
+    before = reader_of_day(store, embedder, profile, later)
+    assert before.reader.calibrations.screened == judge_default()
+    # The screen agrees with the cheap order but speaks on a harsh scale of its own.
+    store.verdicts.save_screens(
+        DAY, "m", {s.paper.id: max(0, 40 - s.rank) for s in ranking[: MIN_LINKED + 5]}
+    )
+    after = reader_of_day(store, embedder, profile, later)
+    assert after.fingerprint != before.fingerprint
+    screened = after.reader.calibrations.screened
+    assert isinstance(screened, Linked)
+    # the screen's best of the reference day stands where the cheap order's best stood
+    best = ranking[0]
+    assert screened.percentile(39.0) == pytest.approx(best.components["percentile"])
+    cheap = after.reader.calibrations.cheap.relevance(best.components["percentile"])
+    # one day of 35 screens cannot tell where the rarest stars start
+    assert screened.ceiling < 5
+    assert stars_of(screened.relevance(39.0)) == min(stars_of(cheap), screened.ceiling)
+    assert stars_of(judge_default().relevance(39.0)) == 2  # its own bands would say two

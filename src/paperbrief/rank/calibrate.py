@@ -1,38 +1,56 @@
 """Absolute stars: every paper's relevance on one fixed 0-100 scale, stars = its band.
 
-A paper's relevance comes from the best evidence it has — a tier:
+One scale of rarity holds every tier: a paper's **reference percentile**, the share of the
+reference's papers (a background of real listing days of this profile, ``rank.reference``)
+it stands above. Stars are rates on that scale, from the scale's own words
+(``prompts/judge_reader.md``), in papers per listing day of the reference's mean size:
+★2 ("worth a look") for ten times the day's picks, ★3 ("what they usually keep") for twice
+the picks, ★4 ("at most ~1 a day") for half a paper a day, ★5 ("a few a month") for 0.15
+(``cheap_default``). None of it reads the day, nor the reader's picks: a paper has the same
+stars in a day of 5 papers or of 5,000.
 
-* ``judged``: the judge read it in full; its score is the fused ``J + beta * (C - c_J)``
-  (judge relevance 0-100 plus the cheap score in reference z units, centred, ``rank.fusion``);
-* ``screened``: the first screen saw its title and gist; score ``S + gamma * (C - c_S)``;
-* ``cheap``: only the cheap ranking; its score is the paper's percentile in the reference
-  (a background of real listing days, ``rank.reference``).
+A paper's percentile comes from its best evidence — a tier:
 
-Each tier's score is mapped to relevance piecewise-linearly through four thresholds (where
-★2, ★3, ★4 and ★5 start) onto the band edges 35 / 55 / 75 / 90 of the judge's scale. None of
-it reads the day: a paper has the same relevance in a day of 5 papers or of 5,000.
+* ``cheap``: its cheap score's percentile among the reference papers (``rank.core``);
+* ``judged``: the judge read it in full; its fused score ``J + beta * (C - c_J)``
+  (``rank.fusion``) is linked to the percentile scale by **equipercentile linking** over
+  the papers the judge read on the stored listing days before (``rank.reader.LINK_DAYS``,
+  ``linked``): the k-th best fused score among
+  them stands where the k-th best cheap percentile among the same papers stands. Whatever
+  sample the judge read (the head, or any other), its scores are put on the rarity of
+  that same sample, so the judge may reorder papers but spends the same stars;
+* ``screened``: the first screen's ``S + gamma * (C - c_S)``, linked the same way over the
+  same days' screened papers.
 
-Thresholds start from a default and lean towards the reader's own picks as they accumulate
-(``anchored``): ★2 starts where the reader's kept papers start (their 10th percentile), ★3
-splits them as the reader's own ratings do, and ★4+ is the top tenth of what they kept (their
-90th percentile; ★5 the 98th) — "most picks ★2-3, ★4-5 rare", as the reader describes their
-stars. The evidence weight is ``n / (n + PRIOR_PICKS)``.
+With fewer than ``MIN_LINKED`` such papers (a first run), a tier on
+the judge's scale takes the judge's own bands (``judge_default``: 35 / 55 / 75 / 90).
+Relevance is the percentile mapped piecewise-linearly through the star thresholds onto the
+band edges 35 / 55 / 75 / 90, so ``stars_of(relevance)`` is the paper's band.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
+from paperbrief.records import BAND_MIDDLE, Verdict
+
 BAND_EDGES = (35.0, 55.0, 75.0, 90.0)  # relevance where 2, 3, 4 and 5 stars start
-PRIOR_PICKS = 10  # kept papers it takes before the reader's own picks weigh half
-LOW_TAIL = 0.10  # share of the reader's kept papers allowed below 2 stars
-HIGH_TAIL = 0.10  # share at 4 stars or more
-TOP_TAIL = 0.02  # share at 5 stars
-UNRATED_SPLIT = 0.5  # share of 2-star picks assumed when the reader rated none
+# Reference papers with both a tier score and a percentile it takes to link that tier.
+MIN_LINKED = 30
+# Linking papers at or above a star's threshold it takes before a linked tier gives that
+# star: with fewer, the star's start would be one extreme paper (the best of a day or two
+# of judged papers stands at the top of the scale), and 5 stars came out every other day.
+MIN_AT_STAR = 3
 TIERS = ("judged", "screened", "cheap")
+
+
+def judge_relevance(verdict: Verdict) -> float:
+    """The verdict's relevance 0-100 (the middle of its star's band when it has none)."""
+    return float(verdict.relevance if verdict.relevance is not None else BAND_MIDDLE[verdict.stars])
 
 
 def stars_of(relevance: float) -> int:
@@ -98,19 +116,58 @@ def _increasing(
     return (out[0], out[1], out[2], out[3])
 
 
-def anchored(
-    default: Calibration, kept_scores: Sequence[float], ratings: Sequence[int]
-) -> Calibration:
-    """``default`` leaning towards the reader's kept papers (their tier scores, as scored on
-    their own day) and their star ratings of them (any that were rated)."""
-    n = len(kept_scores)
-    if n == 0:
-        return default
-    split = sum(1 for r in ratings if r <= 2) / len(ratings) if ratings else UNRATED_SPLIT
-    levels = (LOW_TAIL, LOW_TAIL + (1 - LOW_TAIL - HIGH_TAIL) * split, 1 - HIGH_TAIL, 1 - TOP_TAIL)
-    own = np.quantile(np.asarray(kept_scores, dtype=float), levels)
-    weight = n / (n + PRIOR_PICKS)
-    blended = [
-        (1 - weight) * d + weight * float(o) for d, o in zip(default.thresholds, own, strict=True)
-    ]
-    return Calibration(_increasing(blended, default.low, default.high), default.low, default.high)
+class Tier(Protocol):
+    """A tier's map from its score to relevance 0-100."""
+
+    def relevance(self, score: float) -> float: ...
+
+
+@dataclass(frozen=True)
+class Linked:
+    """A tier on the judge's 0-100 scale linked to the reference percentile (``linked``):
+    ``scores[i]`` stands at ``percentiles[i]``; relevance is then the ``cheap`` tier's, below
+    the band of ``ceiling + 1`` stars (the most its linking papers can tell)."""
+
+    scores: tuple[float, ...]
+    percentiles: tuple[float, ...]
+    cheap: Calibration
+    ceiling: int = 5
+
+    def percentile(self, score: float) -> float:
+        return float(np.interp(score, self.scores, self.percentiles))
+
+    def relevance(self, score: float) -> float:
+        relevance = self.cheap.relevance(self.percentile(score))
+        if self.ceiling < 5:
+            # just below the next band, by more than a score's rounding (two decimals)
+            relevance = min(relevance, BAND_EDGES[self.ceiling - 1] - 0.01)
+        return relevance
+
+
+# The judge's scale ends where the linking has no papers: 0 is the least rare, 100 the rarest.
+JUDGE_SCALE = (0.0, 100.0)
+
+
+def linked(pairs: Sequence[tuple[float, float]], cheap: Calibration) -> Tier | None:
+    """The equipercentile link of a tier from ``pairs`` of (tier score, reference percentile)
+    of the same reference papers: the sorted scores against the sorted percentiles (tied
+    scores at the mean of their percentiles), between (0, 0) and (100, 1) of the judge's
+    scale, giving no more stars than ``MIN_AT_STAR`` of its papers reached. None when fewer
+    than ``MIN_LINKED`` pairs."""
+    if len(pairs) < MIN_LINKED:
+        return None
+    scores = np.sort(np.asarray([s for s, _ in pairs], dtype=float))
+    levels = np.sort(np.asarray([p for _, p in pairs], dtype=float))
+    reached = [int((levels >= t).sum()) >= MIN_AT_STAR for t in cheap.thresholds]
+    ceiling = 1 + sum(reached[: reached.index(False)] if False in reached else reached)
+    xs: list[float] = []
+    ys: list[float] = []
+    for value in np.unique(scores):
+        xs.append(float(value))
+        ys.append(float(levels[scores == value].mean()))
+    low, high = JUDGE_SCALE
+    if xs[0] > low:
+        xs, ys = [low, *xs], [0.0, *ys]
+    if xs[-1] < high:
+        xs, ys = [*xs, high], [*ys, 1.0]
+    return Linked(tuple(xs), tuple(ys), cheap, ceiling)

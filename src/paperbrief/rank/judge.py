@@ -8,7 +8,7 @@ papers worth it, on the reader's absolute scale.
    batches of ``screen_batch_size`` (``rank.screen``); a batch rated far below what its
    papers' cheap scores predict is screened again in small batches;
 2. the head (``rank.screen.choose_head``): the cheap top ``judge_always`` plus the best of
-   the screen fused with the cheap score, as far as the day's ``judge_prompt_tokens`` reach;
+   the screen, as far as the day's ``judge_prompt_tokens`` reach;
 3. the full reading: each head paper in its own request (title, categories, abstract), with
    relevance 0-100, stars, line, reason, must-read and whether it instructs the model.
 
@@ -58,7 +58,7 @@ from paperbrief.models import Fallback, ScoredPaper
 from paperbrief.profile import Profile
 from paperbrief.prompts import line_named
 from paperbrief.rank import flags
-from paperbrief.rank.calibrate import stars_of
+from paperbrief.rank.calibrate import judge_relevance, stars_of
 from paperbrief.rank.injection import (
     flagged_papers,
     quoted_spans,
@@ -84,7 +84,7 @@ from paperbrief.rank.screen import (
     suspect_batches,
 )
 from paperbrief.rank.text import paper_text, text_hash
-from paperbrief.records import BAND_MIDDLE, Verdict
+from paperbrief.records import Verdict
 from paperbrief.text import estimate_tokens, shorten
 
 # Completion caps: one short JSON verdict with a one-line reason; one number per screened paper.
@@ -384,7 +384,6 @@ def judge_ranking(
     head = choose_head(
         candidates if screened else usable,
         result.screens,
-        reader.fusion,
         always=settings.judge_always,
         most=settings.judge_top_k or len(usable),
         budget=settings.judge_prompt_tokens - result.tokens.screen_prompt,
@@ -478,11 +477,6 @@ def _check_steering(
             verdict, instructions=True, reason=f"{note}“{sentence}”"
         )
         result.steered.append(paper_id)
-
-
-def judge_relevance(verdict: Verdict) -> float:
-    """The verdict's relevance 0-100 (the middle of its star's band when it has none)."""
-    return float(verdict.relevance if verdict.relevance is not None else BAND_MIDDLE[verdict.stars])
 
 
 def apply_verdicts(

@@ -2,8 +2,11 @@
 
 ``Reader`` carries, for one ranked day: the taste block the judge reads (``rank.taste_block``),
 the fusion weights learned from the reader's feedback (``rank.fusion``) and each tier's star
-calibration (``rank.calibrate``). ``reader_for`` builds it from plain values, so the daily run
-(from the store) and the evaluation (from its walk-forward replay) build it the same way.
+calibration (``rank.calibrate``: the cheap tier by the star rates on the reference
+percentile, the judged and screened tiers linked to it over what the judge said about the
+papers of earlier listing days, ``ReferenceJudgement``; never the reader's picks). ``reader_for``
+builds it from plain values, so the daily run (from the store) and the evaluation (from its
+walk-forward replay) build it the same way.
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ from typing import Protocol
 
 from paperbrief.models import Paper, ScoredPaper
 from paperbrief.profile import Profile
-from paperbrief.rank.calibrate import Calibration, anchored, cheap_default, judge_default
+from paperbrief.rank.calibrate import (
+    Calibration,
+    Tier,
+    cheap_default,
+    judge_default,
+    judge_relevance,
+    linked,
+)
 from paperbrief.rank.core import rank_papers
 from paperbrief.rank.embed import Embedder
 from paperbrief.rank.feedback import (
@@ -32,14 +42,25 @@ from paperbrief.rank.imported import rating_of
 from paperbrief.rank.reference import ListingArchive, Reference, reference_for
 from paperbrief.rank.taste import TasteModel
 from paperbrief.rank.taste_block import NO_FEEDBACK, TasteExamples, render_taste, taste_examples
-from paperbrief.records import FeedbackEvent, PaperJudgement
+from paperbrief.records import FeedbackEvent, PaperJudgement, Verdict
 
 
 @dataclass(frozen=True)
 class Calibrations:
-    judged: Calibration = field(default_factory=judge_default)
-    screened: Calibration = field(default_factory=judge_default)
+    judged: Tier = field(default_factory=judge_default)
+    screened: Tier = field(default_factory=judge_default)
     cheap: Calibration = field(default_factory=lambda: cheap_default(4, 450.0))
+
+
+@dataclass(frozen=True)
+class ReferenceJudgement:
+    """What the judge said about one paper of an earlier listing day, with its cheap score and
+    percentile as they stood on that day (the link of its tiers, ``rank.calibrate``)."""
+
+    cheap: float  # reference z units
+    percentile: float
+    judge: float | None = None  # per-paper judge relevance 0-100
+    screen: float | None = None  # first-screen relevance 0-100
 
 
 @dataclass(frozen=True)
@@ -55,32 +76,35 @@ def reader_for(
     reference: Reference,
     evidence: Sequence[Evidence] = (),
     examples: TasteExamples | None = None,
+    judged_reference: Sequence[ReferenceJudgement] = (),
 ) -> Reader:
     """The reader of one day: ``evidence`` are earlier days' papers with feedback (their
-    scores as they stood on their own day), ``examples`` the taste list for the judge."""
+    scores as they stood on their own day; they teach the fusion), ``examples`` the taste
+    list for the judge, ``judged_reference`` what the judge said about earlier days'
+    papers (it links the judged and screened tiers to the reference percentile; without
+    enough of it they keep the judge's own bands)."""
     fusion = learn_fusion(evidence)
-    kept = [e for e in evidence if e.kept]
-
-    def ratings(rows: Sequence[Evidence]) -> list[int]:
-        return [e.rating for e in rows if e.rating is not None]
-
     size = reference.mean_day_size if reference.papers else 450.0
-    cheap = anchored(cheap_default(profile.picks_per_day, size), [e.percentile for e in kept],
-                     ratings(kept))  # fmt: skip
-    judged_rows = [e for e in kept if e.judge is not None]
-    judged = anchored(
-        judge_default(),
-        [fusion.judged(e.judge, e.cheap) for e in judged_rows if e.judge is not None],
-        ratings(judged_rows),
+    cheap = cheap_default(profile.picks_per_day, size)
+    judged = linked(
+        [
+            (fusion.judged(r.judge, r.cheap), r.percentile)
+            for r in judged_reference
+            if r.judge is not None
+        ],
+        cheap,
     )
-    screened_rows = [e for e in kept if e.screen is not None]
-    screened = anchored(
-        judge_default(),
-        [fusion.screened(e.screen, e.cheap) for e in screened_rows if e.screen is not None],
-        ratings(screened_rows),
+    screened = linked(
+        [
+            (fusion.screened(r.screen, r.cheap), r.percentile)
+            for r in judged_reference
+            if r.screen is not None
+        ],
+        cheap,
     )
+    calibrations = Calibrations(judged or judge_default(), screened or judge_default(), cheap)
     taste = render_taste(examples) if examples is not None else NO_FEEDBACK
-    return Reader(taste, fusion, Calibrations(judged, screened, cheap), len(evidence))
+    return Reader(taste, fusion, calibrations, len(evidence))
 
 
 # ------------------------------------------------------------- from the stored history
@@ -96,6 +120,14 @@ class JudgementArchive(Protocol):
     """Stored judge answers (the store's ``verdicts`` part implements it)."""
 
     def of_papers(self, paper_ids: Iterable[str]) -> dict[str, PaperJudgement]: ...
+
+    def by_day(
+        self, since: date | None = None, until: date | None = None, model: str | None = None
+    ) -> dict[str, dict[str, Verdict]]: ...
+
+    def screens_by_day(
+        self, since: date | None = None, until: date | None = None, model: str | None = None
+    ) -> dict[str, dict[str, int]]: ...
 
 
 def gather_evidence(
@@ -132,6 +164,46 @@ def gather_evidence(
             )
         )
     return evidence
+
+
+# Stored listing days whose judged papers link the judge's tiers: a month of listings. The
+# cheap reference's three days hold too few papers for the rarest stars (4 stars are half a
+# paper a day, 5 stars 0.15: under one paper in three days), and linking reads only stored
+# scores, so it can reach further back at no cost.
+LINK_DAYS = 20
+
+
+def reference_judgements(
+    judgements: JudgementArchive, scores: ScoreArchive, days: Sequence[str]
+) -> list[ReferenceJudgement]:
+    """What the judge said about the papers of the listing ``days`` (ISO; the bundled sample
+    day has no judgements), each with the cheap score and percentile of its ranking on that
+    day (against that day's reference); papers judged on a day but ranked last on another
+    are left out."""
+    listed = sorted(d for d in days if d != "sample")
+    if not listed:
+        return []
+    since, until = date.fromisoformat(listed[0]), date.fromisoformat(listed[-1])
+    verdicts = judgements.by_day(since, until)
+    screens = judgements.screens_by_day(since, until)
+    found: list[ReferenceJudgement] = []
+    for day in listed:
+        read, screened = verdicts.get(day, {}), screens.get(day, {})
+        ranked = scores.components_of([*read, *screened])
+        for paper_id in dict.fromkeys([*read, *screened]):
+            ranked_day, components = ranked.get(paper_id, ("", {}))
+            if ranked_day != day or "cheap" not in components or "percentile" not in components:
+                continue
+            verdict = read.get(paper_id)
+            found.append(
+                ReferenceJudgement(
+                    cheap=float(components["cheap"]),
+                    percentile=float(components["percentile"]),
+                    judge=None if verdict is None else judge_relevance(verdict),
+                    screen=None if paper_id not in screened else float(screened[paper_id]),
+                )
+            )
+    return found
 
 
 class DayArchive(ListingArchive, PaperArchive, Protocol):
@@ -186,11 +258,15 @@ def reader_of_day(
     papers = listings.papers(dict.fromkeys(e.paper_id for e in events))
     examples = taste_examples(events, papers, embedder)
     evidence = gather_evidence(events, archive.rankings, archive.verdicts, listing_day)
-    reader = reader_for(profile, reference, evidence, examples)
+    link_days = [d.isoformat() for d in sorted(listings.days()) if d < listing_day][-LINK_DAYS:]
+    judged_reference = reference_judgements(archive.verdicts, archive.rankings, link_days)
+    reader = reader_for(profile, reference, evidence, examples, judged_reference)
     digest = hashlib.sha256()
     for event in events:
         digest.update(f"{event.paper_id}|{event.signal}|{event.created_at}|{event.note}\n".encode())
     digest.update(("|".join(reference.days) + f"|{len(reference.papers)}").encode())
+    # the judge's word on earlier days links the judged tiers (``reference_judgements``)
+    digest.update(repr(reader.calibrations).encode())
     return DayReader(reference, taste, reader, f":reader:{digest.hexdigest()[:12]}")
 
 

@@ -10,8 +10,16 @@ screen pays for at each paper's measured request (``judge_top_k`` only a ceiling
 
 * the cheap top ``judge_always``, whatever the screen said: text injected into one screened
   title cannot hide the day's strongest papers;
-* then the screened papers by ``S + gamma * (C - c_S)`` (``rank.fusion``), while the budget
-  lasts (and up to ``judge_top_k`` papers in all, when it is set).
+* then the screened papers by their screen relevance ``S``, ties in the cheap order, while
+  the budget lasts (and up to ``judge_top_k`` papers in all, when it is set).
+
+The head is there to catch what the reader would pick (recall at its cut), not to order the
+day: the cheap score already chose what is screened and the top ``judge_always``. The
+screen's weight on the cheap score learned for the day's order (``rank.fusion``'s
+``gamma``, over the papers the reader was shown) is not the one for the cut: chosen
+walk-forward for the head's own aim (the earlier days' picks inside their head) it was 0
+on every development day, and with ``gamma`` the head held fewer picks at every budget
+from 0.8 to 1.2 times the day's (``benchmarks/ranking_bench.py``, issue 19).
 
 Batches are interleaved over the cheap order (batch b holds ranks b, b + B, b + 2B, ...), so
 every batch holds strong and weak papers alike and their mean relevance should be alike. A
@@ -30,7 +38,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from paperbrief.models import ScoredPaper
-from paperbrief.rank.fusion import Fusion
 
 SUSPECT_POINTS = 20.0  # one star band
 RESCREEN_BATCH = 5
@@ -90,7 +97,6 @@ class Head:
 def choose_head(
     ranking: Sequence[ScoredPaper],
     screens: Mapping[str, float],
-    fusion: Fusion,
     *,
     always: int,
     most: int,
@@ -101,9 +107,9 @@ def choose_head(
     that may be judged; ``cost(paper)`` the prompt tokens of its per-paper request;
     ``budget`` what is left of the day's tokens after the screen."""
     first = list(ranking[:always])
+    # sorted() is stable: papers the screen rates alike stay in the cheap order
     rest = sorted(
-        (s for s in ranking[always:] if s.paper.id in screens),
-        key=lambda s: -fusion.screened(screens[s.paper.id], s.components.get("cheap", 0.0)),
+        (s for s in ranking[always:] if s.paper.id in screens), key=lambda s: -screens[s.paper.id]
     )
     chosen: list[ScoredPaper] = []
     spent = 0
